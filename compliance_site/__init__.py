@@ -1,0 +1,1 @@
+"""The compliance data service: versioned state-by-state homeschool compliance records."""

@@ -1,0 +1,77 @@
+"""Authentication and rate limiting of every request to the compliance API.
+
+Runs before the views so that every response (200, 304, 401, 404, 429) counts and carries the
+rate-limit headers. A valid key is counted against its own `rate_limit_per_minute`; anything
+else (no key, a wrong key, a garbled header) is counted against the client's IP address.
+"""
+
+from collections.abc import Callable
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+
+from compliance_site.access.keys import api_key_authenticate
+from compliance_site.access.models import ApiKey
+from compliance_site.api.errors import error_response
+from shared.http import MalformedAuthorization, bearer_token, client_ip
+from shared.ratelimit import apply_headers, usage_count
+
+API_PREFIX = "/api/v1/compliance/"
+_WINDOW = 60
+
+
+class ApiAccessMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not request.path.startswith(API_PREFIX):
+            return self.get_response(request)
+        key, credential_error = _resolve_key(request)
+        request.api_key = key  # type: ignore[attr-defined]
+        if key is not None:
+            usage = usage_count(
+                request,
+                group="compliance-key",
+                bucket=f"key:{key.pk}",
+                limit=key.rate_limit_per_minute,
+                window_seconds=_WINDOW,
+                policy="per-key",
+            )
+        else:
+            usage = usage_count(
+                request,
+                group="compliance-ip",
+                bucket=f"ip:{client_ip(request)}",
+                limit=settings.COMPLIANCE_ANONYMOUS_RATE_PER_MINUTE,
+                window_seconds=_WINDOW,
+                policy="per-ip",
+            )
+        if usage.exceeded:
+            response = error_response(
+                429,
+                "rate_limit_exceeded",
+                f"Rate limit of {usage.limit} requests per minute exceeded; "
+                f"retry in {usage.reset_in} seconds.",
+                retry_after=usage.reset_in,
+            )
+        elif credential_error:
+            response = error_response(401, "invalid_api_key", credential_error)
+            response["WWW-Authenticate"] = 'Bearer realm="compliance", error="invalid_token"'
+        else:
+            response = self.get_response(request)
+        apply_headers(response, usage)
+        return response
+
+
+def _resolve_key(request: HttpRequest) -> tuple[ApiKey | None, str]:
+    try:
+        token = bearer_token(request)
+    except MalformedAuthorization as exc:
+        return None, str(exc)
+    if token is None:
+        return None, ""
+    key = api_key_authenticate(token)
+    if key is None:
+        return None, "the API key is not valid"
+    return key, ""

@@ -1,0 +1,69 @@
+"""The one place that turns errors into the compliance envelope `{error: {code, message}}`."""
+
+from typing import Any
+
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions
+from rest_framework.response import Response
+
+
+class ApiError(exceptions.APIException):
+    """An error with a machine-readable code, raised by views and rendered by the handler."""
+
+    status_code = 400
+    code = "bad_request"
+
+    def __init__(self, message: str, *, code: str | None = None, status: int | None = None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        if status is not None:
+            self.status_code = status
+
+
+class InvalidParameter(ApiError):
+    code = "invalid_parameter"
+
+
+class NotFound(ApiError):
+    status_code = 404
+    code = "not_found"
+
+
+def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, **extra}}
+
+
+def error_response(status: int, code: str, message: str, **extra: Any) -> JsonResponse:
+    """For code outside DRF views: middleware and the URL-level 404/500 handlers."""
+    return JsonResponse(error_body(code, message, **extra), status=status)
+
+
+_DRF_CODES = {
+    exceptions.NotAuthenticated: "missing_api_key",
+    exceptions.AuthenticationFailed: "invalid_api_key",
+    exceptions.MethodNotAllowed: "method_not_allowed",
+    exceptions.NotAcceptable: "not_acceptable",
+    exceptions.ParseError: "bad_request",
+    exceptions.UnsupportedMediaType: "unsupported_media_type",
+    exceptions.NotFound: "not_found",
+}
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    if isinstance(exc, ApiError):
+        code, message = exc.code, exc.message
+    elif isinstance(exc, exceptions.APIException):
+        code = next((c for cls, c in _DRF_CODES.items() if isinstance(exc, cls)), "bad_request")
+        message = str(exc.detail) if not isinstance(exc.detail, dict | list) else "invalid request"
+    else:
+        return None
+    response = Response(error_body(code, message), status=exc.status_code)
+    if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+        response["WWW-Authenticate"] = 'Bearer realm="compliance"'
+    if isinstance(exc, exceptions.MethodNotAllowed):
+        response["Allow"] = ", ".join(context["view"].allowed_methods)
+    return response

@@ -1,0 +1,158 @@
+"""Output shapes of the compliance API (one per resource) and the query-parameter validators.
+
+The serializers also document the responses in the OpenAPI schema, so the schema is the code.
+"""
+
+from datetime import UTC, datetime, timedelta, timezone
+
+from rest_framework import serializers
+
+from compliance_site.records.models import ResourceType, ResourceVersion
+
+API_VERSION = "v1"
+MAX_INT = 2**31 - 1
+
+
+def committed_at_with_offset(version: ResourceVersion) -> str:
+    offset = timezone(timedelta(minutes=version.committed_offset_minutes))
+    return version.committed_at.astimezone(offset).isoformat()
+
+
+class KeyDiffSerializer(serializers.Serializer):
+    added_keys = serializers.ListField(child=serializers.CharField())
+    removed_keys = serializers.ListField(child=serializers.CharField())
+    changed_keys = serializers.ListField(child=serializers.CharField())
+
+
+class ChangeEventSerializer(serializers.Serializer):
+    resource_type = serializers.CharField()
+    resource_key = serializers.CharField()
+    version = serializers.IntegerField()
+    released_at = serializers.DateField()
+    git_sha = serializers.CharField()
+    committed_at = serializers.SerializerMethodField()
+    committed_by = serializers.CharField()
+    change_summary = serializers.CharField()
+    source = serializers.CharField()
+    diff = KeyDiffSerializer()
+
+    def get_committed_at(self, version: ResourceVersion) -> datetime:
+        return committed_at_with_offset(version)  # type: ignore[return-value]
+
+
+class VersionListItemSerializer(ChangeEventSerializer):
+    """A state's version list item: the change event of that version plus its schema version."""
+
+    payload_schema_version = serializers.CharField()
+
+
+class VersionMetaSerializer(serializers.Serializer):
+    api_version = serializers.CharField()
+    version = serializers.IntegerField()
+    released_at = serializers.DateField()
+    git_sha = serializers.CharField()
+
+
+def version_meta(version: ResourceVersion) -> dict:
+    return {
+        "api_version": API_VERSION,
+        "version": version.version,
+        "released_at": version.released_at.isoformat(),
+        "git_sha": version.git_sha,
+    }
+
+
+class EsaProgramSerializer(serializers.Serializer):
+    state_abbreviation = serializers.CharField()
+    state_name = serializers.CharField()
+    program_name = serializers.CharField()
+    amount_cents = serializers.IntegerField()
+    eligibility = serializers.CharField()
+    url = serializers.URLField()
+
+
+def esa_program_shape(version: ResourceVersion, state_name: str) -> dict:
+    payload = version.payload
+    return {
+        "state_abbreviation": version.resource_key,
+        "state_name": state_name,
+        "program_name": payload["program_name"],
+        "amount_cents": payload["amount_cents"],
+        "eligibility": payload["eligibility"],
+        "url": payload["url"],
+    }
+
+
+class SourceUrlSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    url = serializers.URLField()
+
+
+class SnapshotSerializer(serializers.Serializer):
+    url = serializers.URLField()
+    fetched_at = serializers.DateTimeField()
+    content_hash = serializers.CharField()
+    successful = serializers.BooleanField()
+
+
+class CitationSerializer(serializers.Serializer):
+    state_abbreviation = serializers.CharField()
+    state_name = serializers.CharField()
+    source_urls = SourceUrlSerializer(many=True)
+    recent_snapshots = SnapshotSerializer(many=True)
+
+
+class DatasetMetadataSerializer(serializers.Serializer):
+    state_count = serializers.IntegerField()
+    schema_version = serializers.CharField()
+    latest_snapshot_at = serializers.DateTimeField(allow_null=True)
+
+
+class StaleItemSerializer(serializers.Serializer):
+    abbreviation = serializers.CharField()
+    name = serializers.CharField()
+    yaml_path = serializers.CharField()
+    last_verified_at = serializers.DateField()
+
+
+class FlaggedItemSerializer(StaleItemSerializer):
+    flagged_reason = serializers.CharField()
+    changed_url = serializers.URLField(allow_null=True)
+    changed_at = serializers.DateTimeField(allow_null=True)
+
+
+class ReviewReportSerializer(serializers.Serializer):
+    generated_at = serializers.DateTimeField()
+    flagged = FlaggedItemSerializer(many=True)
+    stale = StaleItemSerializer(many=True)
+
+
+# Query parameters -----------------------------------------------------------------------------
+
+
+class StateReadParams(serializers.Serializer):
+    version = serializers.IntegerField(required=False, min_value=1, max_value=MAX_INT)
+    as_of = serializers.DateField(required=False, input_formats=["iso-8601"])
+
+    def validate(self, attrs: dict) -> dict:
+        if "version" in attrs and "as_of" in attrs:
+            raise serializers.ValidationError("send either version or as_of, not both")
+        return attrs
+
+
+class ChangeFeedParams(serializers.Serializer):
+    since = serializers.CharField(required=False, max_length=64)
+    resource_type = serializers.ChoiceField(required=False, choices=ResourceType.values)
+    cursor = serializers.CharField(required=False, max_length=512, trim_whitespace=False)
+    sync_token = serializers.CharField(required=False, max_length=512, trim_whitespace=False)
+    limit = serializers.IntegerField(required=False, default=100, min_value=1, max_value=500)
+
+    def validate_since(self, value: str) -> datetime:
+        try:
+            moment = datetime.fromisoformat(value.replace(" ", "+"))
+        except ValueError as exc:
+            raise serializers.ValidationError(
+                "since must be an ISO 8601 timestamp such as 2026-03-14T09:30:00+00:00"
+            ) from exc
+        # A timestamp without an offset is read as UTC.
+        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

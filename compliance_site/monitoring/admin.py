@@ -1,0 +1,44 @@
+from django.contrib import admin
+from django.core.cache import cache
+from django.utils import timezone
+
+from compliance_site.monitoring.models import FlagOrigin, ReviewFlag, SourceSnapshot
+from compliance_site.monitoring.services import REVIEW_REPORT_CACHE_KEY, flags_clear
+
+
+@admin.register(ReviewFlag)
+class ReviewFlagAdmin(admin.ModelAdmin):
+    list_display = ["state_abbreviation", "reason", "origin", "created_at", "cleared_at"]
+    list_filter = ["origin", ("cleared_at", admin.EmptyFieldListFilter)]
+    search_fields = ["state_abbreviation", "reason"]
+    fields = ["state_abbreviation", "reason", "origin", "created_by", "created_at", "cleared_at"]
+    readonly_fields = ["origin", "created_by", "created_at", "cleared_at"]
+    actions = ["clear_flags"]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            obj.origin = FlagOrigin.EDITOR
+            obj.created_by = request.user.get_username()
+            obj.created_at = timezone.now()
+        obj.state_abbreviation = obj.state_abbreviation.upper()
+        super().save_model(request, obj, form, change)
+        cache.delete(REVIEW_REPORT_CACHE_KEY)
+
+    @admin.action(description="Clear the selected flags (the state was re-verified)")
+    def clear_flags(self, request, queryset):
+        cleared = flags_clear(
+            flags=list(queryset), reason=f"Cleared by {request.user.get_username()} in admin."
+        )
+        self.message_user(request, f"{cleared} flags cleared.")
+
+
+@admin.register(SourceSnapshot)
+class SourceSnapshotAdmin(admin.ModelAdmin):
+    list_display = ["state_abbreviation", "url", "fetched_at", "successful", "error"]
+    list_filter = ["successful", "state_abbreviation"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

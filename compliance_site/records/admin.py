@@ -1,0 +1,38 @@
+from django.contrib import admin
+
+from compliance_site.records.models import ReindexProblem, ResourceVersion
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Published data is written only by reindex; admin shows it and changes nothing."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ResourceVersion)
+class ResourceVersionAdmin(ReadOnlyAdmin):
+    list_display = [
+        "resource_type",
+        "resource_key",
+        "version",
+        "released_at",
+        "git_sha",
+        "committed_by",
+        "source",
+    ]
+    list_filter = ["resource_type", "source"]
+    search_fields = ["resource_key", "git_sha", "change_summary"]
+    ordering = ["-sequence"]
+    list_select_related = False
+
+
+@admin.register(ReindexProblem)
+class ReindexProblemAdmin(ReadOnlyAdmin):
+    list_display = ["path", "commit_sha", "schema_path", "message", "detected_at"]

@@ -1,0 +1,107 @@
+"""Reading one state file: YAML in, a validated payload (plain JSON types) out."""
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator
+
+SCHEMA_VERSION = "1"
+SCHEMA_PATH = Path(__file__).parent / "schemas" / f"state.v{SCHEMA_VERSION}.schema.json"
+STATE_PATH = re.compile(r"^states/(?P<stem>[^/]+)\.yaml$")
+
+JURISDICTIONS = frozenset(
+    "AL AK AZ AR CA CO CT DE DC FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH "
+    "NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY".split()
+)
+
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _PayloadLoader(_Loader):  # type: ignore[misc, valid-type]
+    """Safe YAML without implicit timestamps: dates stay ISO strings and are checked by the
+    schema's `format: date`, so `2026-02-30` is a schema error with a path, not a crash."""
+
+
+_PayloadLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _Loader.yaml_implicit_resolvers.items()
+}
+
+
+class InvalidDocument(Exception):
+    def __init__(self, message: str, schema_path: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.schema_path = schema_path
+
+
+@dataclass(frozen=True)
+class StateDocument:
+    abbreviation: str
+    payload: dict[str, Any]
+
+
+@cache
+def validator() -> Draft202012Validator:
+    schema = json.loads(SCHEMA_PATH.read_text())
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def abbreviation_for_path(path: str) -> str | None:
+    """The jurisdiction a repository path belongs to, or None for files reindex ignores."""
+    match = STATE_PATH.match(path)
+    return match["stem"] if match else None
+
+
+def parse_state(path: str, content: bytes) -> StateDocument:
+    stem = abbreviation_for_path(path)
+    if stem is None:
+        raise InvalidDocument(f"{path} is not a state file (states/<ABBR>.yaml)")
+    if stem not in JURISDICTIONS:
+        raise InvalidDocument(
+            f"{path}: '{stem}' is not one of the 51 jurisdictions' upper-case abbreviations"
+        )
+    try:
+        data = yaml.load(content, Loader=_PayloadLoader)  # noqa: S506 - a safe loader subclass
+    except yaml.YAMLError as exc:
+        raise InvalidDocument(f"{path}: invalid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise InvalidDocument(f"{path}: the document must be a mapping", schema_path="type")
+    error = next(iter(sorted(validator().iter_errors(data), key=_error_order)), None)
+    if error is not None:
+        location = "/".join(str(part) for part in error.absolute_path) or "(document)"
+        schema_path = "/".join(str(part) for part in error.absolute_schema_path)
+        raise InvalidDocument(f"{path}: {location}: {error.message}", schema_path=schema_path)
+    if data["abbreviation"] != stem:
+        raise InvalidDocument(
+            f"{path}: abbreviation {data['abbreviation']!r} does not match the file name",
+            schema_path="properties/abbreviation",
+        )
+    return StateDocument(abbreviation=stem, payload=data)
+
+
+def _error_order(error: Any) -> tuple[int, str]:
+    return (len(error.absolute_path), "/".join(str(part) for part in error.absolute_path))
+
+
+def payload_hash(payload: Any) -> str:
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def key_diff(previous: Any, current: Any) -> dict[str, list[str]]:
+    """Top-level keys added, removed and changed between two payloads (mappings or None)."""
+    before = previous if isinstance(previous, dict) else {}
+    after = current if isinstance(current, dict) else {}
+    return {
+        "added_keys": sorted(after.keys() - before.keys()),
+        "removed_keys": sorted(before.keys() - after.keys()),
+        "changed_keys": sorted(k for k in after.keys() & before.keys() if after[k] != before[k]),
+    }

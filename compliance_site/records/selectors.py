@@ -1,0 +1,74 @@
+"""Reads of published records."""
+
+from datetime import date
+
+from django.db.models import Max, QuerySet
+
+from compliance_site.records.documents import JURISDICTIONS
+from compliance_site.records.models import Resource, ResourceType, ResourceVersion
+
+
+def jurisdiction_normalize(abbreviation: str) -> str | None:
+    """Upper-case a path's abbreviation; None when it names no jurisdiction."""
+    candidate = abbreviation.upper()
+    return candidate if candidate in JURISDICTIONS else None
+
+
+def resource_live(*, resource_type: str, key: str) -> ResourceVersion | None:
+    resource = (
+        Resource.objects.select_related("current")
+        .filter(resource_type=resource_type, resource_key=key)
+        .first()
+    )
+    return resource.current if resource else None
+
+
+def resource_version(*, resource_type: str, key: str, version: int) -> ResourceVersion | None:
+    return ResourceVersion.objects.filter(
+        resource_type=resource_type, resource_key=key, version=version
+    ).first()
+
+
+def resource_as_of(*, resource_type: str, key: str, day: date) -> ResourceVersion | None:
+    """The version that was live at the end of `day` (released on or before it)."""
+    return (
+        ResourceVersion.objects.filter(
+            resource_type=resource_type, resource_key=key, released_at__lte=day
+        )
+        .order_by("-version")
+        .first()
+    )
+
+
+def resource_versions(*, resource_type: str, key: str) -> QuerySet[ResourceVersion]:
+    return ResourceVersion.objects.filter(resource_type=resource_type, resource_key=key).order_by(
+        "-version"
+    )
+
+
+def live_resources(*, resource_type: str) -> QuerySet[Resource]:
+    return (
+        Resource.objects.select_related("current")
+        .filter(resource_type=resource_type)
+        .order_by("resource_key")
+    )
+
+
+def state_names(keys: list[str] | None = None) -> dict[str, str]:
+    """Live state names by abbreviation, in one query."""
+    states = Resource.objects.filter(resource_type=ResourceType.STATE)
+    if keys is not None:
+        states = states.filter(resource_key__in=keys)
+    return dict(states.values_list("resource_key", "current__payload__name"))
+
+
+def dataset_metadata() -> dict:
+    summary = ResourceVersion.objects.aggregate(latest=Max("published_at"))
+    return {
+        "state_count": Resource.objects.filter(resource_type=ResourceType.STATE).count(),
+        "latest_snapshot_at": summary["latest"],
+    }
+
+
+def change_feed_high_water() -> int:
+    return ResourceVersion.objects.aggregate(top=Max("sequence"))["top"] or 0

@@ -1,0 +1,274 @@
+"""Reindex: publish new versions from the data repository's git history.
+
+One streaming, first-parent pass over the commits reindex has not seen. A file is parsed only
+when its blob differs from the last one read at that path, and a resource gets a new version
+only when its own payload hash changes, so whitespace, comments and key order never publish
+anything. The whole run is one transaction under a row lock: readers see all of a run or none
+of it, and two runs cannot interleave.
+"""
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+import git
+from django.db import transaction
+from django.db.models import Max
+
+from compliance_site.records import gitlog
+from compliance_site.records.documents import (
+    SCHEMA_VERSION,
+    InvalidDocument,
+    abbreviation_for_path,
+    key_diff,
+    parse_state,
+    payload_hash,
+)
+from compliance_site.records.models import (
+    ChangeSource,
+    IndexCursor,
+    ReindexProblem,
+    Resource,
+    ResourceType,
+    ResourceVersion,
+    TrackedFile,
+)
+
+STATES_DIR = "states/"
+SHORT_SHA_LENGTH = 12
+_BATCH = 500
+
+
+class ReindexRefused(Exception):
+    """The history was rewritten and the operator did not allow it."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    commit_sha: str
+    message: str
+    schema_path: str = ""
+
+
+@dataclass
+class ReindexReport:
+    head: str = ""
+    commits_read: int = 0
+    published: Counter = field(default_factory=Counter)
+    problems: list[Problem] = field(default_factory=list)
+    outstanding: list[Problem] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    rewritten_from: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not self.outstanding
+
+
+@dataclass
+class _Live:
+    version: int
+    payload: Any
+    hash: str
+
+
+@dataclass
+class _Run:
+    """What one run knows and writes, kept in memory and flushed once at the end."""
+
+    tracked: dict[str, tuple[str, bool]]
+    problems: dict[str, Problem]
+    live: dict[tuple[str, str], _Live]
+    next_sequence: int
+    report: ReindexReport
+    rows: list[ResourceVersion] = field(default_factory=list)
+    verified_states: dict[str, tuple[date, int]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, report: ReindexReport) -> "_Run":
+        tracked = {f.path: (f.blob_sha, f.valid) for f in TrackedFile.objects.all()}
+        problems = {
+            p.path: Problem(p.path, p.commit_sha, p.message, p.schema_path)
+            for p in ReindexProblem.objects.all()
+        }
+        live = {
+            (r.resource_type, r.resource_key): _Live(
+                r.current.version, r.current.payload, r.current.payload_hash
+            )
+            for r in Resource.objects.select_related("current")
+        }
+        last = ResourceVersion.objects.aggregate(last=Max("sequence"))["last"] or 0
+        return cls(tracked, problems, live, last + 1, report)
+
+
+def reindex(*, repo_path: str, allow_rewritten_history: bool = False) -> ReindexReport:
+    report = ReindexReport()
+    repo = gitlog.open_repository(repo_path)
+    with transaction.atomic():
+        cursor = _locked_cursor()
+        head = gitlog.head_sha(repo)
+        report.head = head
+        since = cursor.last_commit_sha or None
+        run = _Run.load(report)
+        if since != head:
+            if since and not gitlog.is_ancestor(repo, since, head):
+                if not allow_rewritten_history:
+                    raise ReindexRefused(
+                        f"the last indexed commit {since[:SHORT_SHA_LENGTH]} is not an ancestor "
+                        f"of {head[:SHORT_SHA_LENGTH]}: the history was rewritten. Published "
+                        "versions are never renumbered; run again with "
+                        "--allow-rewritten-history to publish the new history's changes on top."
+                    )
+                report.rewritten_from = since
+                since = gitlog.merge_base(repo, since, head)
+            for commit in gitlog.iter_commits(repo, since=since, head=head, path=STATES_DIR):
+                report.commits_read += 1
+                for change in commit.changes:
+                    _apply_change(repo, run, commit, change)
+            _flush(run)
+            cursor.last_commit_sha = head
+            cursor.save()
+        report.outstanding = sorted(run.problems.values(), key=lambda p: p.path)
+    return report
+
+
+def _locked_cursor() -> IndexCursor:
+    IndexCursor.objects.get_or_create(name="default")
+    return IndexCursor.objects.select_for_update().get(name="default")
+
+
+def _apply_change(repo: git.Repo, run: _Run, commit: gitlog.Commit, change: gitlog.FileChange):
+    if change.status == "R" and change.old_path:
+        _forget_path(run, commit, change.old_path, renamed_to=change.path)
+    if abbreviation_for_path(change.path) is None:
+        return
+    if change.blob_sha is None:
+        _forget_path(run, commit, change.path)
+        return
+    previous = run.tracked.get(change.path)
+    if previous is not None and previous[0] == change.blob_sha:
+        return
+    try:
+        content = repo.odb.stream(bytes.fromhex(change.blob_sha)).read()
+        document = parse_state(change.path, content)
+    except InvalidDocument as exc:
+        _record_problem(run, commit, change, exc.message, exc.schema_path)
+        return
+    except (ValueError, git.GitError, OSError) as exc:
+        _record_problem(run, commit, change, f"{change.path}: unreadable blob: {exc}", "")
+        return
+    run.tracked[change.path] = (change.blob_sha, True)
+    run.problems.pop(change.path, None)
+    _publish(run, commit, change.path, document.abbreviation, document.payload)
+
+
+def _record_problem(run: _Run, commit, change, message: str, schema_path: str) -> None:
+    problem = Problem(change.path, commit.sha, message, schema_path)
+    run.tracked[change.path] = (change.blob_sha, False)
+    run.problems[change.path] = problem
+    run.report.problems.append(problem)
+
+
+def _forget_path(run: _Run, commit, path: str, renamed_to: str | None = None) -> None:
+    if abbreviation_for_path(path) is None:
+        return
+    run.tracked.pop(path, None)
+    run.problems.pop(path, None)
+    action = f"renamed to {renamed_to}" if renamed_to else "deleted"
+    run.report.notices.append(
+        f"{path} was {action} in {commit.sha[:SHORT_SHA_LENGTH]}; "
+        "versions already published under it stay live"
+    )
+
+
+def _publish(run: _Run, commit: gitlog.Commit, path: str, key: str, payload: dict) -> None:
+    parts = (
+        (ResourceType.STATE, payload),
+        (ResourceType.CITATION, {"source_urls": payload["sources"]}),
+        (ResourceType.ESA_PROGRAM, payload.get("esa_program")),
+    )
+    for resource_type, part in parts:
+        live = run.live.get((resource_type, key))
+        if part is None and (live is None or live.payload is None):
+            continue  # no ESA program now, and none published before
+        digest = payload_hash(part)
+        if live is not None and live.hash == digest:
+            continue
+        version = live.version + 1 if live else 1
+        run.rows.append(_version_row(run, commit, path, resource_type, key, version, part, live))
+        run.live[(resource_type, key)] = _Live(version, part, digest)
+        run.report.published[resource_type] += 1
+        if resource_type == ResourceType.STATE:
+            verified_on = date.fromisoformat(payload["last_verified_at"])
+            run.verified_states[key] = (verified_on, version)
+
+
+def _version_row(run: _Run, commit, path, resource_type, key, version, payload, live):
+    committed_at = commit.committed_at
+    offset = committed_at.utcoffset()
+    row = ResourceVersion(
+        resource_type=resource_type,
+        resource_key=key,
+        version=version,
+        sequence=run.next_sequence,
+        payload=payload,
+        payload_hash=payload_hash(payload),
+        payload_schema_version=SCHEMA_VERSION,
+        yaml_path=path,
+        commit_sha=commit.sha,
+        git_sha=commit.sha[:SHORT_SHA_LENGTH],
+        committed_at=committed_at,
+        committed_offset_minutes=int(offset.total_seconds() // 60) if offset else 0,
+        released_at=committed_at.date(),
+        committed_by=commit.author,
+        change_summary=commit.message,
+        source=_change_source(commit.change_source),
+        diff=key_diff(live.payload if live else None, payload),
+    )
+    run.next_sequence += 1
+    return row
+
+
+def _change_source(trailer_value: str) -> str:
+    value = trailer_value.strip().lower()
+    return value if value in ChangeSource.values else ChangeSource.HUMAN
+
+
+def _flush(run: _Run) -> None:
+    from compliance_site.monitoring.services import flags_clear_verified
+
+    ResourceVersion.objects.bulk_create(run.rows, batch_size=_BATCH)
+    latest: dict[tuple[str, str], ResourceVersion] = {}
+    for row in run.rows:
+        latest[(row.resource_type, row.resource_key)] = row
+    Resource.objects.bulk_create(
+        [Resource(resource_type=t, resource_key=k, current=row) for (t, k), row in latest.items()],
+        update_conflicts=True,
+        unique_fields=["resource_type", "resource_key"],
+        update_fields=["current"],
+        batch_size=_BATCH,
+    )
+    TrackedFile.objects.exclude(path__in=run.tracked.keys()).delete()
+    TrackedFile.objects.bulk_create(
+        [TrackedFile(path=p, blob_sha=b, valid=v) for p, (b, v) in run.tracked.items()],
+        update_conflicts=True,
+        unique_fields=["path"],
+        update_fields=["blob_sha", "valid"],
+        batch_size=_BATCH,
+    )
+    ReindexProblem.objects.exclude(path__in=run.problems.keys()).delete()
+    ReindexProblem.objects.bulk_create(
+        [
+            ReindexProblem(
+                path=p.path, commit_sha=p.commit_sha, schema_path=p.schema_path, message=p.message
+            )
+            for p in run.problems.values()
+        ],
+        update_conflicts=True,
+        unique_fields=["path"],
+        update_fields=["commit_sha", "schema_path", "message"],
+    )
+    for key, (verified_on, version) in run.verified_states.items():
+        flags_clear_verified(state_abbreviation=key, verified_on=verified_on, version=version)

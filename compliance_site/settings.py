@@ -1,0 +1,84 @@
+"""Settings of the compliance data service, all from the environment (see README)."""
+
+from pathlib import Path
+
+from shared.env import env_int, env_str
+from shared.settings_base import VAR_DIR, base_settings
+
+globals().update(base_settings(project="compliance", db_env="COMPLIANCE_DATABASE_URL"))
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "django_ratelimit",
+    "compliance_site.records",
+    "compliance_site.monitoring",
+    "compliance_site.access",
+    "compliance_site.api",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "compliance_site.access.middleware.ApiAccessMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "compliance_site.urls"
+WSGI_APPLICATION = "compliance_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_PERMISSION_CLASSES": [],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": [],
+    "EXCEPTION_HANDLER": "compliance_site.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": None,
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Compliance Data Service",
+    "DESCRIPTION": (
+        "Versioned state-by-state homeschool compliance records for 51 jurisdictions. "
+        "See the README for decisions the interface document leaves open."
+    ),
+    "VERSION": "v1",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+# The git repository of YAML files that `reindex` publishes.
+COMPLIANCE_DATA_REPO = Path(env_str("COMPLIANCE_DATA_REPO", str(VAR_DIR / "compliance-data")))
+COMPLIANCE_ANONYMOUS_RATE_PER_MINUTE = env_int("COMPLIANCE_ANONYMOUS_RATE_PER_MINUTE", 30)
+COMPLIANCE_DEFAULT_KEY_RATE_PER_MINUTE = 60
+COMPLIANCE_CURSOR_MAX_LENGTH = 512
+MONITOR_USER_AGENT = env_str(
+    "MONITOR_USER_AGENT", "ComplianceSourceMonitor/1.0 (+https://compliance.example/about)"
+)
+MONITOR_TIMEOUT_SECONDS = env_int("MONITOR_TIMEOUT_SECONDS", 15)
+MONITOR_MAX_BYTES = env_int("MONITOR_MAX_BYTES", 5 * 1024 * 1024)

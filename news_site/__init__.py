@@ -1,0 +1,1 @@
+"""The news aggregation service: Swedish AI summaries of vendor news."""

@@ -1,0 +1,15 @@
+"""`python -m news_site <command>`: the project's manage.py."""
+
+import os
+import sys
+
+
+def main() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "news_site.settings")
+    from django.core.management import execute_from_command_line
+
+    execute_from_command_line([f"{sys.executable} -m news_site", *sys.argv[1:]])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""Small pieces of HTTP plumbing both services use."""
+
+import ipaddress
+import re
+
+from django.conf import settings
+from django.http import HttpRequest
+
+_BEARER = re.compile(r"^Bearer ([A-Za-z0-9\-._~+/]+=*)$")
+
+
+class MalformedAuthorization(Exception):
+    """An Authorization header that is not `Bearer <token>`."""
+
+
+def bearer_token(request: HttpRequest) -> str | None:
+    """The Bearer token of the request, None when there is no Authorization header."""
+    header = request.META.get("HTTP_AUTHORIZATION")
+    if header is None:
+        return None
+    match = _BEARER.match(header.strip())
+    if match is None or len(header) > 1024:
+        raise MalformedAuthorization("the Authorization header must be 'Bearer <token>'")
+    return match[1]
+
+
+def client_ip(request: HttpRequest) -> str:
+    """The client's address. Forwarded headers count only when the peer is a trusted proxy,
+    so nobody can spoof their way around a per-IP limit."""
+    peer = request.META.get("REMOTE_ADDR", "")
+    trusted = settings.TRUSTED_PROXIES
+    if peer not in trusted:
+        return peer
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    # The rightmost address not added by one of our proxies is the client.
+    for candidate in reversed([part.strip() for part in forwarded.split(",") if part.strip()]):
+        if candidate not in trusted and _is_ip(candidate):
+            return candidate
+    real_ip = request.META.get("HTTP_X_REAL_IP", "").strip()
+    return real_ip if _is_ip(real_ip) else peer
+
+
+def _is_ip(value: str) -> bool:
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        return False
+    return True

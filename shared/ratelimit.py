@@ -1,0 +1,55 @@
+"""Fixed-window rate limits counted by django-ratelimit on the shared cache, with the headers
+clients read: `X-RateLimit-*` and the IETF `RateLimit` / `RateLimit-Policy` fields."""
+
+import time
+from dataclasses import dataclass
+
+from django.http import HttpRequest, HttpResponseBase
+from django_ratelimit.core import get_usage
+
+
+@dataclass(frozen=True)
+class Usage:
+    policy: str
+    limit: int
+    window_seconds: int
+    count: int
+    reset_in: int
+
+    @property
+    def exceeded(self) -> bool:
+        return self.count > self.limit
+
+    @property
+    def remaining(self) -> int:
+        return max(0, self.limit - self.count)
+
+
+def usage_count(
+    request: HttpRequest, *, group: str, bucket: str, limit: int, window_seconds: int, policy: str
+) -> Usage:
+    """Count this request in `bucket` and say where the bucket stands."""
+    usage = get_usage(
+        request,
+        group=group,
+        key=lambda _group, _request: bucket,
+        rate=(limit, window_seconds),
+        increment=True,
+    )
+    return Usage(
+        policy=policy,
+        limit=limit,
+        window_seconds=window_seconds,
+        count=usage["count"],
+        reset_in=max(1, int(usage["time_left"])),
+    )
+
+
+def apply_headers(response: HttpResponseBase, usage: Usage) -> None:
+    response["X-RateLimit-Limit"] = str(usage.limit)
+    response["X-RateLimit-Remaining"] = str(usage.remaining)
+    response["X-RateLimit-Reset"] = str(int(time.time()) + usage.reset_in)
+    response["RateLimit-Policy"] = f'"{usage.policy}";q={usage.limit};w={usage.window_seconds}'
+    response["RateLimit"] = f'"{usage.policy}";r={usage.remaining};t={usage.reset_in}'
+    if usage.exceeded:
+        response["Retry-After"] = str(usage.reset_in)

@@ -1,0 +1,110 @@
+"""Settings both projects share. Each project's settings module starts from `base_settings()`.
+
+Everything comes from the environment (12-factor). Without DEBUG or SECRET_KEY set, the
+services refuse to start in production mode with a made-up secret.
+"""
+
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from shared.env import env_bool, env_int, env_list, env_str
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+# The quick start keeps its SQLite files and demo repository here (git-ignored).
+VAR_DIR = REPO_ROOT / "var"
+
+_INSECURE_DEV_KEY = "insecure-development-key-do-not-use-in-production"  # noqa: S105
+
+
+def secret_key(debug: bool) -> str:
+    key = env_str("SECRET_KEY")
+    if key:
+        return key
+    if debug:
+        return _INSECURE_DEV_KEY
+    raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
+
+
+def database(env_name: str, sqlite_name: str) -> dict[str, Any]:
+    """The database from `env_name` (a URL), or an embedded SQLite file for the quick start."""
+    url = env_str(env_name)
+    if url:
+        config = dj_database_url.parse(url, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))
+        config["CONN_HEALTH_CHECKS"] = True
+    else:
+        VAR_DIR.mkdir(exist_ok=True)
+        config = {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": str(VAR_DIR / f"{sqlite_name}.sqlite3"),
+            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+        }
+    # The test database of SQLite is a file too, so that gunicorn processes started by the
+    # tests see the same data as the test process.
+    if config["ENGINE"].endswith("sqlite3"):
+        VAR_DIR.mkdir(exist_ok=True)
+        config["TEST"] = {"NAME": str(VAR_DIR / f"test_{sqlite_name}.sqlite3")}
+    return config
+
+
+def cache(key_prefix: str) -> dict[str, Any]:
+    """Redis when REDIS_URL is set (shared by every process); else a per-process cache."""
+    url = env_str("REDIS_URL")
+    if url:
+        return {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "KEY_PREFIX": key_prefix,
+            "TIMEOUT": 300,
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
+    return {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": key_prefix,
+        "TIMEOUT": 300,
+    }
+
+
+def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
+    debug = env_bool("DEBUG", False)
+    uses_redis = bool(env_str("REDIS_URL"))
+    ssl_redirect = env_bool("SECURE_SSL_REDIRECT", not debug)
+    return {
+        "DEBUG": debug,
+        "SECRET_KEY": secret_key(debug),
+        "ALLOWED_HOSTS": env_list("ALLOWED_HOSTS", "127.0.0.1,localhost"),
+        "DATABASES": {"default": database(db_env, project)},
+        "CACHES": {"default": cache(project)},
+        "DEFAULT_AUTO_FIELD": "django.db.models.BigAutoField",
+        "USE_TZ": True,
+        "TIME_ZONE": "UTC",
+        "USE_I18N": True,
+        "STATIC_URL": "static/",
+        "STATIC_ROOT": str(VAR_DIR / "static" / project),
+        # Secure by default; plain-loopback deployments turn SECURE_SSL_REDIRECT off.
+        "SECURE_SSL_REDIRECT": ssl_redirect,
+        "SESSION_COOKIE_SECURE": ssl_redirect,
+        "CSRF_COOKIE_SECURE": ssl_redirect,
+        "SECURE_HSTS_SECONDS": env_int("SECURE_HSTS_SECONDS", 31536000 if ssl_redirect else 0),
+        "SECURE_HSTS_INCLUDE_SUBDOMAINS": ssl_redirect,
+        "SECURE_HSTS_PRELOAD": ssl_redirect,
+        "SECURE_PROXY_SSL_HEADER": ("HTTP_X_FORWARDED_PROTO", "https"),
+        "SECURE_CONTENT_TYPE_NOSNIFF": True,
+        "SECURE_REFERRER_POLICY": "same-origin",
+        "X_FRAME_OPTIONS": "DENY",
+        # Only these proxies may tell us the client address (X-Forwarded-For / X-Real-IP).
+        "TRUSTED_PROXIES": env_list("TRUSTED_PROXIES"),
+        "FETCH_ALLOW_PRIVATE_NETWORKS": env_bool("FETCH_ALLOW_PRIVATE_NETWORKS", False),
+        "RATELIMIT_USE_CACHE": "default",
+        # Without Redis there is one process (the quick start), so a local cache is shared
+        # by everything that counts.
+        "SILENCED_SYSTEM_CHECKS": [] if uses_redis else ["django_ratelimit.E003", "django_ratelimit.W001"],
+        "LOGGING": {
+            "version": 1,
+            "disable_existing_loggers": False,
+            "handlers": {"console": {"class": "logging.StreamHandler"}},
+            "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+        },
+    }
