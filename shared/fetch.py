@@ -7,6 +7,7 @@ bounded number of redirects. Errors come out as one exception type with a machin
 
 import functools
 import ipaddress
+import logging
 import socket
 import ssl
 import time
@@ -57,6 +58,25 @@ class FetchResult:
     headers: httpx.Headers
     body: bytes
     permanent_redirect_url: str | None
+
+
+class _RedactRequestLog(logging.Filter):
+    """httpx logs every request's full URL at INFO, and feed URLs can carry passwords or
+    tokens. Keep the origin and path in that line, drop userinfo and the query."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(
+                arg.copy_with(username=None, password=None, query=None)
+                if isinstance(arg, httpx.URL)
+                else arg
+                for arg in record.args
+            )
+        return True
+
+
+# A filter on httpx's own logger, because fetch() has no say in what httpx.Client logs.
+logging.getLogger("httpx").addFilter(_RedactRequestLog())
 
 
 def is_public_address(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
@@ -118,14 +138,17 @@ def fetch(
         try:
             while True:
                 response = client.send(request, stream=True)
-                with response:
+                try:
                     # httpx fills next_request only for a redirect with a usable Location.
                     if response.next_request is None:
                         body = _read_capped(response, max_bytes)
                         break
+                finally:
+                    response.close()
                 if redirects >= max_redirects:
                     raise FetchError(
-                        "too_many_redirects", f"more than {max_redirects} redirects from {target.host}"
+                        "too_many_redirects",
+                        f"more than {max_redirects} redirects from {target.host}",
                     )
                 redirects += 1
                 all_permanent = all_permanent and response.status_code in _PERMANENT_REDIRECTS
@@ -254,7 +277,9 @@ def _ssl_context() -> ssl.SSLContext:
 
 
 def _read_capped(response: httpx.Response, max_bytes: int) -> bytes:
-    too_large = FetchError("too_large", f"response from {response.url.host} exceeds {max_bytes} bytes")
+    too_large = FetchError(
+        "too_large", f"response from {response.url.host} exceeds {max_bytes} bytes"
+    )
     declared = response.headers.get("Content-Length", "")
     if declared.isdigit() and int(declared) > max_bytes:
         raise too_large
@@ -285,9 +310,7 @@ class _BoundedDecoder:
         self._coding = codings[0] if len(codings) == 1 else None
         if codings and self._coding not in ("gzip", "x-gzip", "deflate"):
             # We only advertise gzip and deflate, so anything else breaks the protocol.
-            raise FetchError(
-                "connection_error", f"{host} sent an unsupported content encoding"
-            )
+            raise FetchError("connection_error", f"{host} sent an unsupported content encoding")
         self._inflater = self._new_inflater() if codings else None
         self._started = False
 

@@ -16,7 +16,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 # The quick start keeps its SQLite files and demo repository here (git-ignored).
 VAR_DIR = REPO_ROOT / "var"
 
-_INSECURE_DEV_KEY = "insecure-development-key-do-not-use-in-production"  # noqa: S105
+_INSECURE_DEV_KEY = "insecure-development-key-do-not-use-in-production"
 
 
 def secret_key(debug: bool) -> str:
@@ -83,6 +83,10 @@ def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
         "USE_I18N": True,
         "STATIC_URL": "static/",
         "STATIC_ROOT": str(VAR_DIR / "static" / project),
+        # Neither service stores uploads; a media prefix keeps test servers from treating every
+        # path as a media file.
+        "MEDIA_URL": "media/",
+        "MEDIA_ROOT": str(VAR_DIR / "media" / project),
         # Secure by default; plain-loopback deployments turn SECURE_SSL_REDIRECT off.
         "SECURE_SSL_REDIRECT": ssl_redirect,
         "SESSION_COOKIE_SECURE": ssl_redirect,
@@ -100,11 +104,15 @@ def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
         "RATELIMIT_USE_CACHE": "default",
         # Without Redis there is one process (the quick start), so a local cache is shared
         # by everything that counts.
-        "SILENCED_SYSTEM_CHECKS": [] if uses_redis else ["django_ratelimit.E003", "django_ratelimit.W001"],
+        "SILENCED_SYSTEM_CHECKS": []
+        if uses_redis
+        else ["django_ratelimit.E003", "django_ratelimit.W001"],
         "LOGGING": {
             "version": 1,
             "disable_existing_loggers": False,
             "handlers": {"console": {"class": "logging.StreamHandler"}},
             "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+            # httpx logs every URL it requests at INFO, query strings included.
+            "loggers": {"httpx": {"level": "WARNING"}},
         },
     }

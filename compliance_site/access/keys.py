@@ -32,7 +32,7 @@ def api_key_create(*, name: str, rate_limit_per_minute: int | None = None) -> tu
 
 
 def api_key_authenticate(raw_key: str) -> ApiKey | None:
-    parts = raw_key.split("_")
+    parts = raw_key.split("_", 2)
     if len(parts) != 3 or parts[0] != _SCHEME or len(parts[1]) != 12:
         return None
     key = ApiKey.objects.filter(prefix=parts[1], is_active=True).first()

@@ -19,8 +19,12 @@ from compliance_site.api.errors import ApiError, InvalidParameter, NotFound
 from compliance_site.monitoring.selectors import recent_snapshots, review_report
 from compliance_site.monitoring.services import REVIEW_REPORT_CACHE_KEY
 from compliance_site.records import selectors
-from compliance_site.records.changefeed import FeedFilters, InvalidToken, change_page
-from compliance_site.records.changefeed import sync_token_decode
+from compliance_site.records.changefeed import (
+    FeedFilters,
+    InvalidToken,
+    change_page,
+    sync_token_decode,
+)
 from compliance_site.records.documents import SCHEMA_VERSION
 from compliance_site.records.models import ResourceType, ResourceVersion
 
@@ -65,7 +69,9 @@ def _first_error(errors: dict) -> str:
 def _jurisdiction(abbr: str) -> str:
     key = selectors.jurisdiction_normalize(abbr)
     if key is None:
-        raise NotFound(f"no jurisdiction with the abbreviation '{abbr[:10]}'", code="state_not_found")
+        raise NotFound(
+            f"no jurisdiction with the abbreviation '{abbr[:10]}'", code="state_not_found"
+        )
     return key
 
 
@@ -107,9 +113,7 @@ class MetaView(KeyedView):
     )
     def get(self, request: Request) -> Response:
         metadata = selectors.dataset_metadata()
-        data = shapes.DatasetMetadataSerializer(
-            {**metadata, "schema_version": SCHEMA_VERSION}
-        ).data
+        data = shapes.DatasetMetadataSerializer({**metadata, "schema_version": SCHEMA_VERSION}).data
         return Response(_envelope(data))
 
 
@@ -137,7 +141,9 @@ class StateView(KeyedView):
             )
             if version is None:
                 _live(ResourceType.STATE, key)
-                raise NotFound(f"{key} has no version {params['version']}", code="version_not_found")
+                raise NotFound(
+                    f"{key} has no version {params['version']}", code="version_not_found"
+                )
             return _state_response(request, version, _PINNED_CACHE)
         if "as_of" in params:
             version = selectors.resource_as_of(
@@ -182,7 +188,9 @@ class StateVersionView(KeyedView):
     def get(self, request: Request, abbr: str, number: str) -> Response:
         key = _jurisdiction(abbr)
         if not number.isascii() or not number.isdigit():
-            raise InvalidParameter("the version must be a positive integer", code="invalid_parameter")
+            raise InvalidParameter(
+                "the version must be a positive integer", code="invalid_parameter"
+            )
         wanted = int(number)
         version = None
         if 1 <= wanted <= shapes.MAX_INT:

@@ -65,9 +65,7 @@ _STAMP_LABEL = (
     r"|(?:updated|modified|reviewed|revised)(?:\s+on)?\s*:)"
 )
 _STAMP_PART = rf"(?:\d{{1,4}}(?:st|nd|rd|th)?|{_MONTH}|{_WEEKDAY}|at|on|[ap]\.?m\.?|{_ZONE})"
-_STAMP = re.compile(
-    rf"({_STAMP_LABEL})(?:[\s,./:-]*{_STAMP_PART}(?![a-z0-9]))+", re.IGNORECASE
-)
+_STAMP = re.compile(rf"({_STAMP_LABEL})(?:[\s,./:-]*{_STAMP_PART}(?![a-z0-9]))+", re.IGNORECASE)
 _VOLATILE = [
     _STAMP,
     *(re.compile(pattern, re.IGNORECASE) for pattern in _DATES),

@@ -83,7 +83,9 @@ def monitor_sources() -> MonitorReport:
     report = MonitorReport()
     with ThreadPoolExecutor(max_workers=_FETCH_WORKERS) as pool:
         outcomes = pool.map(
-            lambda source: source_fetch(state_abbreviation=source[0], name=source[1], url=source[2]),
+            lambda source: source_fetch(
+                state_abbreviation=source[0], name=source[1], url=source[2]
+            ),
             sources,
         )
         for outcome in outcomes:

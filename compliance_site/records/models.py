@@ -70,7 +70,9 @@ class Resource(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["resource_type", "resource_key"], name="unique_resource")
+            models.UniqueConstraint(
+                fields=["resource_type", "resource_key"], name="unique_resource"
+            )
         ]
 
     def __str__(self) -> str:

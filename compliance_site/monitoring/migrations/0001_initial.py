@@ -5,45 +5,80 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='SourceSnapshot',
+            name="SourceSnapshot",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('state_abbreviation', models.CharField(max_length=2)),
-                ('url', models.URLField(max_length=2000)),
-                ('fetched_at', models.DateTimeField()),
-                ('content_hash', models.CharField(blank=True, max_length=80)),
-                ('successful', models.BooleanField()),
-                ('status_code', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('error', models.CharField(blank=True, max_length=500)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("state_abbreviation", models.CharField(max_length=2)),
+                ("url", models.URLField(max_length=2000)),
+                ("fetched_at", models.DateTimeField()),
+                ("content_hash", models.CharField(blank=True, max_length=80)),
+                ("successful", models.BooleanField()),
+                ("status_code", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("error", models.CharField(blank=True, max_length=500)),
             ],
             options={
-                'get_latest_by': 'fetched_at',
-                'indexes': [models.Index(fields=['state_abbreviation', '-fetched_at'], name='monitoring__state_a_d5b349_idx'), models.Index(fields=['url', '-fetched_at'], name='monitoring__url_8abce1_idx')],
+                "get_latest_by": "fetched_at",
+                "indexes": [
+                    models.Index(
+                        fields=["state_abbreviation", "-fetched_at"],
+                        name="monitoring__state_a_d5b349_idx",
+                    ),
+                    models.Index(fields=["url", "-fetched_at"], name="monitoring__url_8abce1_idx"),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='ReviewFlag',
+            name="ReviewFlag",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('state_abbreviation', models.CharField(max_length=2)),
-                ('reason', models.TextField()),
-                ('origin', models.CharField(choices=[('monitor', 'Monitor'), ('editor', 'Editor')], default='editor', max_length=16)),
-                ('created_at', models.DateTimeField()),
-                ('created_by', models.CharField(blank=True, max_length=150)),
-                ('cleared_at', models.DateTimeField(blank=True, null=True)),
-                ('cleared_reason', models.CharField(blank=True, max_length=500)),
-                ('snapshot', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='monitoring.sourcesnapshot')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("state_abbreviation", models.CharField(max_length=2)),
+                ("reason", models.TextField()),
+                (
+                    "origin",
+                    models.CharField(
+                        choices=[("monitor", "Monitor"), ("editor", "Editor")],
+                        default="editor",
+                        max_length=16,
+                    ),
+                ),
+                ("created_at", models.DateTimeField()),
+                ("created_by", models.CharField(blank=True, max_length=150)),
+                ("cleared_at", models.DateTimeField(blank=True, null=True)),
+                ("cleared_reason", models.CharField(blank=True, max_length=500)),
+                (
+                    "snapshot",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="monitoring.sourcesnapshot",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['state_abbreviation', 'cleared_at'], name='monitoring__state_a_c3b3b9_idx')],
+                "indexes": [
+                    models.Index(
+                        fields=["state_abbreviation", "cleared_at"],
+                        name="monitoring__state_a_c3b3b9_idx",
+                    )
+                ],
             },
         ),
     ]

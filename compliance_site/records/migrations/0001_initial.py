@@ -5,80 +5,164 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='IndexCursor',
+            name="IndexCursor",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(default='default', max_length=32, unique=True)),
-                ('last_commit_sha', models.CharField(blank=True, max_length=40)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(default="default", max_length=32, unique=True)),
+                ("last_commit_sha", models.CharField(blank=True, max_length=40)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
             ],
         ),
         migrations.CreateModel(
-            name='ReindexProblem',
+            name="ReindexProblem",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('path', models.CharField(max_length=255, unique=True)),
-                ('commit_sha', models.CharField(max_length=40)),
-                ('schema_path', models.CharField(blank=True, max_length=500)),
-                ('message', models.TextField()),
-                ('detected_at', models.DateTimeField(auto_now=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("path", models.CharField(max_length=255, unique=True)),
+                ("commit_sha", models.CharField(max_length=40)),
+                ("schema_path", models.CharField(blank=True, max_length=500)),
+                ("message", models.TextField()),
+                ("detected_at", models.DateTimeField(auto_now=True)),
             ],
         ),
         migrations.CreateModel(
-            name='TrackedFile',
+            name="TrackedFile",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('path', models.CharField(max_length=255, unique=True)),
-                ('blob_sha', models.CharField(max_length=40)),
-                ('valid', models.BooleanField()),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("path", models.CharField(max_length=255, unique=True)),
+                ("blob_sha", models.CharField(max_length=40)),
+                ("valid", models.BooleanField()),
             ],
         ),
         migrations.CreateModel(
-            name='ResourceVersion',
+            name="ResourceVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('resource_type', models.CharField(choices=[('State', 'State'), ('EsaProgram', 'Esa Program'), ('Citation', 'Citation')], max_length=16)),
-                ('resource_key', models.CharField(max_length=2)),
-                ('version', models.PositiveIntegerField()),
-                ('sequence', models.BigIntegerField(unique=True)),
-                ('payload', models.JSONField(null=True)),
-                ('payload_hash', models.CharField(max_length=64)),
-                ('payload_schema_version', models.CharField(max_length=8)),
-                ('yaml_path', models.CharField(max_length=255)),
-                ('commit_sha', models.CharField(max_length=40)),
-                ('git_sha', models.CharField(max_length=12)),
-                ('committed_at', models.DateTimeField()),
-                ('committed_offset_minutes', models.SmallIntegerField(default=0)),
-                ('released_at', models.DateField()),
-                ('committed_by', models.CharField(max_length=255)),
-                ('change_summary', models.TextField()),
-                ('source', models.CharField(choices=[('human', 'Human'), ('llm_drafted', 'Llm Drafted'), ('automated_sync', 'Automated Sync')], max_length=16)),
-                ('diff', models.JSONField()),
-                ('published_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "resource_type",
+                    models.CharField(
+                        choices=[
+                            ("State", "State"),
+                            ("EsaProgram", "Esa Program"),
+                            ("Citation", "Citation"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("resource_key", models.CharField(max_length=2)),
+                ("version", models.PositiveIntegerField()),
+                ("sequence", models.BigIntegerField(unique=True)),
+                ("payload", models.JSONField(null=True)),
+                ("payload_hash", models.CharField(max_length=64)),
+                ("payload_schema_version", models.CharField(max_length=8)),
+                ("yaml_path", models.CharField(max_length=255)),
+                ("commit_sha", models.CharField(max_length=40)),
+                ("git_sha", models.CharField(max_length=12)),
+                ("committed_at", models.DateTimeField()),
+                ("committed_offset_minutes", models.SmallIntegerField(default=0)),
+                ("released_at", models.DateField()),
+                ("committed_by", models.CharField(max_length=255)),
+                ("change_summary", models.TextField()),
+                (
+                    "source",
+                    models.CharField(
+                        choices=[
+                            ("human", "Human"),
+                            ("llm_drafted", "Llm Drafted"),
+                            ("automated_sync", "Automated Sync"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("diff", models.JSONField()),
+                ("published_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'indexes': [models.Index(fields=['resource_type', 'resource_key', 'released_at'], name='records_res_resourc_2b60fb_idx'), models.Index(fields=['committed_at', 'sequence'], name='records_res_committ_866e22_idx'), models.Index(fields=['resource_type', 'committed_at', 'sequence'], name='records_res_resourc_56b08c_idx')],
-                'constraints': [models.UniqueConstraint(fields=('resource_type', 'resource_key', 'version'), name='unique_resource_version'), models.CheckConstraint(condition=models.Q(('version__gte', 1)), name='version_from_one')],
+                "indexes": [
+                    models.Index(
+                        fields=["resource_type", "resource_key", "released_at"],
+                        name="records_res_resourc_2b60fb_idx",
+                    ),
+                    models.Index(
+                        fields=["committed_at", "sequence"], name="records_res_committ_866e22_idx"
+                    ),
+                    models.Index(
+                        fields=["resource_type", "committed_at", "sequence"],
+                        name="records_res_resourc_56b08c_idx",
+                    ),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("resource_type", "resource_key", "version"),
+                        name="unique_resource_version",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("version__gte", 1)), name="version_from_one"
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Resource',
+            name="Resource",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('resource_type', models.CharField(choices=[('State', 'State'), ('EsaProgram', 'Esa Program'), ('Citation', 'Citation')], max_length=16)),
-                ('resource_key', models.CharField(max_length=2)),
-                ('current', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='records.resourceversion')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "resource_type",
+                    models.CharField(
+                        choices=[
+                            ("State", "State"),
+                            ("EsaProgram", "Esa Program"),
+                            ("Citation", "Citation"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("resource_key", models.CharField(max_length=2)),
+                (
+                    "current",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="records.resourceversion",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('resource_type', 'resource_key'), name='unique_resource')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("resource_type", "resource_key"), name="unique_resource"
+                    )
+                ],
             },
         ),
     ]

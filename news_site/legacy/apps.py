@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class LegacyConfig(AppConfig):
+    name = "news_site.legacy"
+    label = "legacy"

@@ -1,0 +1,247 @@
+"""The news service's data: sources, their entries, and what editors publish around them.
+
+An entry keeps the original article's metadata and our summaries only. The article's full text
+is read while summarising and then dropped: no field holds it, so no surface can leak it.
+"""
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+class FeedKind(models.TextChoices):
+    ARTICLES = "articles", "Nyhetskälla"
+    PODCAST = "podcast", "Podd (tjänstens egen)"
+
+
+class FetchOutcome(models.TextChoices):
+    NEVER = "never", "Aldrig hämtad"
+    OK = "ok", "OK"
+    NOT_MODIFIED = "not_modified", "Oförändrad (304)"
+    UNCHANGED = "unchanged", "Oförändrad (samma innehåll)"
+    FAILED = "failed", "Fel"
+
+
+class Feed(models.Model):
+    """A source: a news site's RSS/Atom feed, or the service's own podcast feed."""
+
+    title = models.CharField(max_length=200)
+    url = models.URLField(max_length=2000, unique=True)
+    site_url = models.URLField(max_length=2000, blank=True)
+    language = models.CharField(max_length=12, default="en", help_text="ISO 639-1, e.g. sv, en.")
+    kind = models.CharField(max_length=16, choices=FeedKind, default=FeedKind.ARTICLES)
+    is_active = models.BooleanField(default=True, help_text="Listed and fetched.")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    # Conditional GET state; the body hash catches servers that ignore conditional headers.
+    etag = models.CharField(max_length=500, blank=True)
+    last_modified = models.CharField(max_length=100, blank=True)
+    body_hash = models.CharField(max_length=64, blank=True)
+
+    # Health, shown to editors in the admin.
+    last_fetched_at = models.DateTimeField(null=True, blank=True)
+    last_outcome = models.CharField(max_length=16, choices=FetchOutcome, default=FetchOutcome.NEVER)
+    last_http_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    error_count = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+    failing_since = models.DateTimeField(null=True, blank=True)
+    paused_at = models.DateTimeField(
+        null=True, blank=True, help_text="Set after days of failure; clear it to resume fetching."
+    )
+    next_check_at = models.DateTimeField(default=timezone.now)
+    check_interval_seconds = models.PositiveIntegerField(default=3600)
+
+    class Meta:
+        ordering = ["title"]
+        indexes = [models.Index(fields=["next_check_at"], name="feed_due")]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Tag(models.Model):
+    name = models.CharField(max_length=60, unique=True)
+    slug = models.SlugField(max_length=60, unique=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class StoryStatus(models.TextChoices):
+    ACTIVE = "active", "Aktiv"
+    DORMANT = "dormant", "Vilande"
+
+
+class Story(models.Model):
+    """A running story: entries from several sources about the same event (clustered later)."""
+
+    title = models.CharField(max_length=300)
+    slug = models.SlugField(max_length=300, blank=True)
+    lead = models.TextField(blank=True)
+    body = models.TextField(blank=True)
+    status = models.CharField(max_length=10, choices=StoryStatus, default=StoryStatus.ACTIVE)
+    predecessor = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="successors"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        verbose_name_plural = "stories"
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class SummaryState(models.TextChoices):
+    EXTRACTED = "extracted", "Utdrag (ej översatt ännu)"
+    TRANSLATED = "translated", "AI-sammanfattad"
+    EDITED = "edited", "Redigerad av redaktör"
+
+
+class Entry(models.Model):
+    feed = models.ForeignKey(Feed, on_delete=models.CASCADE, related_name="entries")
+    # The feed's GUID (or our fallback when the feed's GUIDs are unusable), hashed with the
+    # feed id: GUIDs are only unique within one feed.
+    guid = models.TextField()
+    guid_hash = models.CharField(max_length=64, unique=True)
+    url = models.URLField(max_length=2000)
+    # Tracking parameters stripped; the same article from two feeds is stored once.
+    canonical_url = models.URLField(max_length=2000)
+    canonical_url_hash = models.CharField(max_length=64, unique=True)
+    title = models.CharField(max_length=500)
+    author = models.CharField(max_length=200, blank=True)
+    image_url = models.URLField(max_length=2000, blank=True)
+    language = models.CharField(max_length=12, default="en")
+    published_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    # What lists sort by: the publication time, never later than when we first saw the entry
+    # (feeds post-date and future-date items), or that first sighting when there is none.
+    listed_at = models.DateTimeField(default=timezone.now)
+
+    # Hash of the title and text the feed gave; a new value means the article really changed.
+    content_fingerprint = models.CharField(max_length=64)
+    summary_original = models.TextField(blank=True, help_text="In the source language.")
+    summary_translated = models.TextField(blank=True, help_text="Swedish.")
+    summary_state = models.CharField(
+        max_length=12, choices=SummaryState, default=SummaryState.EXTRACTED
+    )
+    # The content fingerprint the current model summary was written from.
+    summary_fingerprint = models.CharField(max_length=64, blank=True)
+    resummarise_requested = models.BooleanField(
+        default=False, help_text="Ask the model for a new summary on the next run."
+    )
+    summary_attempts = models.PositiveSmallIntegerField(default=0)
+    summary_error = models.TextField(blank=True)
+    summarised_at = models.DateTimeField(null=True, blank=True)
+    # Held by the run that is summarising this entry, so overlapping runs do not both pay.
+    summary_lease_until = models.DateTimeField(null=True, blank=True)
+
+    platform_relevant = models.BooleanField(default=False)
+    tags = models.ManyToManyField(Tag, blank=True, related_name="entries")
+    story = models.ForeignKey(
+        Story, null=True, blank=True, on_delete=models.SET_NULL, related_name="entries"
+    )
+    # Sum of EntryView counts, kept alongside so popularity sorts on an index.
+    view_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "entries"
+        indexes = [
+            models.Index(
+                fields=["-listed_at", "-id"],
+                condition=Q(platform_relevant=True),
+                name="entry_relevant_latest",
+            ),
+            models.Index(
+                fields=["-view_count", "-listed_at"],
+                condition=Q(platform_relevant=True),
+                name="entry_relevant_popular",
+            ),
+            models.Index(fields=["feed", "-listed_at"], name="entry_feed_latest"),
+            models.Index(fields=["-listed_at", "-id"], name="entry_latest"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def is_translated(self) -> bool:
+        return bool(self.summary_translated)
+
+    @property
+    def swedish_summary(self) -> str:
+        """The Swedish summary, or the source-language excerpt until a translation exists."""
+        return self.summary_translated or self.summary_original
+
+
+class EntryView(models.Model):
+    """Article views per entry and day: the data behind popularity and `click_count`."""
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="views")
+    day = models.DateField()
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "day"], name="entry_view_per_day"),
+        ]
+
+
+class PodcastEpisode(models.Model):
+    feed = models.ForeignKey(
+        Feed, null=True, blank=True, on_delete=models.SET_NULL, related_name="episodes"
+    )
+    episode_id = models.CharField(max_length=200, unique=True)
+    title = models.CharField(max_length=300)
+    description = models.TextField(blank=True)
+    published_on = models.DateField(null=True, blank=True)
+    duration_seconds = models.PositiveIntegerField(null=True, blank=True)
+    page_url = models.URLField(max_length=2000, blank=True)
+    audio_url = models.URLField(max_length=2000, blank=True)
+    cover_url = models.URLField(max_length=2000, blank=True)
+    cover_thumb_url = models.URLField(max_length=2000, blank=True)
+    chapters_url = models.URLField(max_length=2000, blank=True)
+    chapters = models.JSONField(default=list, blank=True)
+    sources = models.JSONField(default=list, blank=True)
+    transcript_url = models.URLField(max_length=2000, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-published_on", "-id"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class GuidePageType(models.TextChoices):
+    PRODUCT_HUB = "product_hub", "Produktguide"
+    FAMILY_HUB = "family_hub", "Familjesida"
+    GENERATION_HUB = "generation_hub", "Generationssida"
+    RUMOR = "rumor", "Rykten"
+
+
+class ProductGuide(models.Model):
+    slug = models.SlugField(max_length=100, unique=True)
+    title = models.CharField(max_length=200)
+    page_type = models.CharField(max_length=20, choices=GuidePageType)
+    description = models.CharField(
+        max_length=300, blank=True, help_text="One line, shown in /llms.txt."
+    )
+    body = models.TextField(help_text="Markdown.")
+    is_published = models.BooleanField(default=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["page_type", "title"]
+        constraints = [
+            # /index.md is the entry list, so no guide may take that slug.
+            models.CheckConstraint(condition=~Q(slug="index"), name="guide_slug_not_index"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
