@@ -16,6 +16,8 @@ import httpx
 import pytest
 from django.core.cache import cache
 
+from tests.localserver import local_server  # noqa: F401 - a fixture for every suite
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 

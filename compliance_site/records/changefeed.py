@@ -58,7 +58,7 @@ class Page:
 
 
 def cursor_encode(position: Position, filters: FeedFilters) -> str:
-    return signing.dumps(
+    return signing.Signer(salt=_CURSOR_SALT).sign_object(
         {
             "v": CURSOR_VERSION,
             "f": filters.fingerprint(),
@@ -66,7 +66,6 @@ def cursor_encode(position: Position, filters: FeedFilters) -> str:
             "s": position.sequence,
             "h": position.high_water,
         },
-        salt=_CURSOR_SALT,
         compress=True,
     )
 
@@ -88,7 +87,7 @@ def cursor_decode(token: str, filters: FeedFilters) -> Position:
 
 
 def sync_token_encode(high_water: int) -> str:
-    return signing.dumps({"v": CURSOR_VERSION, "s": high_water}, salt=_SYNC_SALT)
+    return signing.Signer(salt=_SYNC_SALT).sign_object({"v": CURSOR_VERSION, "s": high_water})
 
 
 def sync_token_decode(token: str) -> int:
@@ -103,7 +102,7 @@ def _unsign(token: str, salt: str) -> dict:
     if len(token) > MAX_TOKEN_LENGTH:
         raise InvalidToken("the token is too long to be one of ours")
     try:
-        data = signing.loads(token, salt=salt)
+        data = signing.Signer(salt=salt).unsign_object(token)
     except (signing.BadSignature, ValueError, UnicodeDecodeError) as exc:
         raise InvalidToken("the token is not valid") from exc
     if not isinstance(data, dict):

@@ -191,6 +191,9 @@ class EntryView(models.Model):
             models.UniqueConstraint(fields=["entry", "day"], name="entry_view_per_day"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.entry_id} on {self.day}: {self.count}"
+
 
 class PodcastEpisode(models.Model):
     feed = models.ForeignKey(

@@ -2,6 +2,8 @@
 
 import re
 
+RUMOR_TAG = "Rykten"
+RUMOR_WORDS = ("rumor", "rumour", "rykte", "rykten", "ryktas", "reportedly", "uppges")
 # Tag name -> words that mean it. Whole words, case-insensitive.
 PRODUCT_TAGS: dict[str, tuple[str, ...]] = {
     "iPhone": ("iphone",),
@@ -17,14 +19,14 @@ PRODUCT_TAGS: dict[str, tuple[str, ...]] = {
     "Apple Intelligence": ("apple intelligence", "siri"),
     "App Store": ("app store",),
     "Apple Music": ("apple music",),
-    "Rykten": ("rumor", "rumour", "rykte", "rykten", "ryktas", "reportedly", "uppges"),
+    RUMOR_TAG: RUMOR_WORDS,
 }
 # Any of these makes an entry vendor-relevant.
 VENDOR_WORDS: tuple[str, ...] = (
     "apple",
     "cupertino",
     "tim cook",
-    *(word for words in PRODUCT_TAGS.values() for word in words if word not in ("rumor", "rumour", "rykte", "rykten", "ryktas", "reportedly", "uppges")),
+    *(word for name, words in PRODUCT_TAGS.items() if name != RUMOR_TAG for word in words),
 )
 
 

@@ -1,90 +1,23 @@
 """shared.fetch against real HTTP servers on the loopback interface (no mocked HTTP)."""
 
-import contextlib
 import gzip
 import ipaddress
 import logging
 import socket
-import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator
-from email.message import Message
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from shared.fetch import FetchError, GuardedBackend, fetch, is_public_address
-
-Route = Callable[[BaseHTTPRequestHandler], None]
-
-
-class LocalServer:
-    """A loopback HTTP server whose answers each test chooses, recording what it was sent."""
-
-    def __init__(self) -> None:
-        self.routes: dict[str, Route] = {}
-        self.seen: list[tuple[str, Message]] = []
-        # Set at teardown so handlers that drip bytes stop instead of outliving the test.
-        self.stopping = threading.Event()
-        local = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                local.seen.append((self.path, self.headers))
-                route = local.routes.get(self.path)
-                if route is None:
-                    self.send_error(404)
-                    return
-                # The client hangs up on purpose in the timeout and size-cap tests.
-                with contextlib.suppress(OSError):
-                    route(self)
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass  # keep pytest output readable
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        # A short poll interval keeps shutdown (each test's teardown) quick.
-        self.thread = threading.Thread(
-            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def respond(
-        self,
-        path: str,
-        status: int = 200,
-        body: bytes = b"",
-        headers: dict[str, str] | None = None,
-        content_length: bool = True,
-    ) -> None:
-        def route(request: BaseHTTPRequestHandler) -> None:
-            request.send_response(status)
-            for name, value in (headers or {}).items():
-                request.send_header(name, value)
-            if content_length:
-                request.send_header("Content-Length", str(len(body)))
-            request.end_headers()
-            request.wfile.write(body)
-
-        self.routes[path] = route
-
-    def redirect(self, path: str, status: int, location: str) -> None:
-        self.respond(path, status, headers={"Location": location})
+from tests.localserver import LocalServer, Route
 
 
 @pytest.fixture
-def server() -> Iterator[LocalServer]:
-    local = LocalServer()
-    local.thread.start()
-    yield local
-    local.stopping.set()
-    local.httpd.shutdown()
-    local.httpd.server_close()
+def server(local_server: LocalServer) -> LocalServer:
+    return local_server
 
 
 def get(url: str, **overrides: object) -> object:

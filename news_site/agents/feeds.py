@@ -1,0 +1,62 @@
+"""/entries.rss: the latest 50 vendor-relevant entries as RSS 2.0, with tags and images."""
+
+import mimetypes
+from datetime import datetime
+
+from django.conf import settings
+from django.contrib.syndication.views import Feed
+from django.http import HttpRequest, HttpResponse
+from django.utils.feedgenerator import Enclosure, Rss201rev2Feed
+
+from news_site.agents.documents import credit
+from news_site.news import selectors
+from news_site.news.http import public
+from news_site.news.models import Entry
+
+RSS_SIZE = 50
+
+
+class LatestEntriesFeed(Feed):
+    feed_type = Rss201rev2Feed
+    link = "/"
+    description = "Svenska sammanfattningar av nyheter om Apple och dess produkter."
+
+    def __call__(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        return public(super().__call__(request, *args, **kwargs))
+
+    def title(self) -> str:
+        return settings.NEWS_SITE_NAME
+
+    def items(self) -> list[Entry]:
+        return list(selectors.entry_list()[:RSS_SIZE])
+
+    def item_title(self, item: Entry) -> str:
+        return item.title
+
+    def item_description(self, item: Entry) -> str:
+        return f"{item.swedish_summary} ({credit(item, site_name=settings.NEWS_SITE_NAME)})"
+
+    def item_link(self, item: Entry) -> str:
+        return item.url
+
+    def item_guid(self, item: Entry) -> str:
+        return f"entry-{item.pk}"
+
+    def item_guid_is_permalink(self, item: Entry) -> bool:
+        return False
+
+    def item_pubdate(self, item: Entry) -> datetime:
+        return item.published_at or item.listed_at
+
+    def item_author_name(self, item: Entry) -> str:
+        return item.feed.title
+
+    def item_categories(self, item: Entry) -> list[str]:
+        return [tag.name for tag in item.tags.all()]
+
+    def item_enclosures(self, item: Entry) -> list[Enclosure]:
+        if not item.image_url:
+            return []
+        mime, _ = mimetypes.guess_type(item.image_url.split("?", 1)[0])
+        # RSS requires a length; 0 is the usual value when it is unknown.
+        return [Enclosure(item.image_url, "0", mime or "image/jpeg")]

@@ -1,0 +1,106 @@
+"""Pages for people and agents: HTML and markdown on the same URLs, /llms.txt, guides."""
+
+from django.conf import settings
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_safe
+
+from news_site.agents import documents
+from news_site.agents.negotiation import prefers_markdown
+from news_site.news import selectors
+from news_site.news.http import public
+
+INDEX_SIZE = 50
+
+
+def _base_url(request: HttpRequest) -> str:
+    return request.build_absolute_uri("/").rstrip("/")
+
+
+def _markdown(text: str, content_type: str = "text/markdown; charset=utf-8") -> HttpResponse:
+    response = HttpResponse(text, content_type=content_type)
+    # Agent pages are for reading, not for search results; they never set cookies.
+    response["X-Robots-Tag"] = "noindex"
+    return public(response)
+
+
+def _negotiated(response: HttpResponse) -> HttpResponse:
+    patch_vary_headers(response, ["Accept"])
+    return response
+
+
+def _entry_or_404(entry_id: str):
+    entry = selectors.entry_get(entry_id=int(entry_id), relevant_only=True)
+    if entry is None:
+        raise Http404("no such entry")
+    return entry
+
+
+def _entry_markdown_response(request: HttpRequest, entry) -> HttpResponse:
+    return _markdown(
+        documents.entry_markdown(
+            entry, base_url=_base_url(request), site_name=settings.NEWS_SITE_NAME
+        )
+    )
+
+
+def _index_markdown_response(request: HttpRequest) -> HttpResponse:
+    entries = selectors.entry_list()[:INDEX_SIZE]
+    return _markdown(
+        documents.index_markdown(
+            entries,
+            base_url=_base_url(request),
+            site_name=settings.NEWS_SITE_NAME,
+            now=timezone.now(),
+        )
+    )
+
+
+@require_safe
+def home(request: HttpRequest) -> HttpResponse:
+    if prefers_markdown(request.headers.get("Accept", "")):
+        return _negotiated(_index_markdown_response(request))
+    entries = selectors.entry_list()[:INDEX_SIZE]
+    context = {"entries": entries, "site_name": settings.NEWS_SITE_NAME}
+    return _negotiated(public(render(request, "agents/home.html", context)))
+
+
+@require_safe
+def entry_page(request: HttpRequest, entry_id: str) -> HttpResponse:
+    entry = _entry_or_404(entry_id)
+    if prefers_markdown(request.headers.get("Accept", "")):
+        return _negotiated(_entry_markdown_response(request, entry))
+    context = {
+        "entry": entry,
+        "site_name": settings.NEWS_SITE_NAME,
+        "credit": documents.credit(entry, site_name=settings.NEWS_SITE_NAME),
+    }
+    return _negotiated(public(render(request, "agents/entry.html", context)))
+
+
+@require_safe
+def entry_markdown(request: HttpRequest, entry_id: str) -> HttpResponse:
+    return _entry_markdown_response(request, _entry_or_404(entry_id))
+
+
+@require_safe
+def index_markdown(request: HttpRequest) -> HttpResponse:
+    return _index_markdown_response(request)
+
+
+@require_safe
+def guide_markdown(request: HttpRequest, slug: str) -> HttpResponse:
+    guide = selectors.guide_get(slug=slug)
+    if guide is None:
+        raise Http404("no such guide")
+    return _markdown(documents.guide_markdown(guide, base_url=_base_url(request)))
+
+
+@require_safe
+def llms_txt(request: HttpRequest) -> HttpResponse:
+    text = documents.llms_txt(
+        selectors.guide_list(), base_url=_base_url(request), site_name=settings.NEWS_SITE_NAME
+    )
+    return _markdown(text, content_type="text/plain; charset=utf-8")

@@ -1,0 +1,112 @@
+"""Reads of the news service. Every list is bounded and fetches its relations up front."""
+
+from datetime import datetime
+
+from django.db.models import F, Prefetch, Q, QuerySet
+
+from news_site.news.models import (
+    Entry,
+    Feed,
+    FeedKind,
+    ProductGuide,
+    SummaryState,
+    Tag,
+)
+
+MAX_SUMMARY_ATTEMPTS = 3
+# Values a database integer primary key can hold; larger ids in a URL name nothing.
+MAX_ID = 2**63 - 1
+
+
+def feeds_due(*, now: datetime) -> QuerySet[Feed]:
+    return Feed.objects.filter(
+        is_active=True, paused_at__isnull=True, next_check_at__lte=now
+    ).order_by("next_check_at")
+
+
+def entries_due_for_summary(*, now: datetime) -> QuerySet[Entry]:
+    """Entries the model should summarise: never summarised by it, asked again by an editor,
+    or changed since. An editor's own summary is left alone unless they ask."""
+    needs_model = (
+        Q(summary_state=SummaryState.EXTRACTED, summary_attempts__lt=MAX_SUMMARY_ATTEMPTS)
+        | Q(resummarise_requested=True)
+        | (
+            Q(summary_state=SummaryState.TRANSLATED, summary_attempts__lt=MAX_SUMMARY_ATTEMPTS)
+            & ~Q(summary_fingerprint=F("content_fingerprint"))
+        )
+    )
+    return (
+        Entry.objects.filter(needs_model)
+        .filter(Q(summary_lease_until__isnull=True) | Q(summary_lease_until__lt=now))
+        .select_related("feed")
+        .order_by("-listed_at", "-id")
+    )
+
+
+def _with_relations(entries: QuerySet[Entry]) -> QuerySet[Entry]:
+    return entries.select_related("feed").prefetch_related(
+        Prefetch("tags", queryset=Tag.objects.order_by("name"))
+    )
+
+
+def entry_list(
+    *, feed: Feed | None = None, tag: Tag | None = None, relevant_only: bool = True
+) -> QuerySet[Entry]:
+    """Newest first (by listed_at, then id so that pages are stable)."""
+    entries = Entry.objects.all()
+    if relevant_only:
+        entries = entries.filter(platform_relevant=True)
+    if feed is not None:
+        entries = entries.filter(feed=feed)
+    if tag is not None:
+        entries = entries.filter(tags=tag)
+    return _with_relations(entries.order_by("-listed_at", "-id"))
+
+
+def entry_popular(*, relevant_only: bool = True) -> QuerySet[Entry]:
+    """Most viewed first; among equals, newest first."""
+    entries = Entry.objects.all()
+    if relevant_only:
+        entries = entries.filter(platform_relevant=True)
+    return _with_relations(entries.order_by("-view_count", "-listed_at", "-id"))
+
+
+def entry_get(*, entry_id: int, relevant_only: bool = False) -> Entry | None:
+    if not 0 < entry_id <= MAX_ID:
+        return None
+    entries = Entry.objects.filter(pk=entry_id)
+    if relevant_only:
+        entries = entries.filter(platform_relevant=True)
+    return _with_relations(entries).first()
+
+
+def feed_list() -> QuerySet[Feed]:
+    """Active news sources (the podcast feed is not a source)."""
+    return Feed.objects.filter(is_active=True, kind=FeedKind.ARTICLES).order_by("title", "id")
+
+
+def feed_get(*, feed_id: int) -> Feed | None:
+    if not 0 < feed_id <= MAX_ID:
+        return None
+    return feed_list().filter(pk=feed_id).first()
+
+
+def tag_list() -> QuerySet[Tag]:
+    return Tag.objects.order_by("name", "id")
+
+
+def tag_get(*, tag_id: int) -> Tag | None:
+    if not 0 < tag_id <= MAX_ID:
+        return None
+    return Tag.objects.filter(pk=tag_id).first()
+
+
+def guide_list(*, page_type: str | None = None) -> QuerySet[ProductGuide]:
+    guides = ProductGuide.objects.filter(is_published=True)
+    if page_type:
+        guides = guides.filter(page_type=page_type)
+    return guides.order_by("page_type", "title")
+
+
+def guide_get(*, slug: str) -> ProductGuide | None:
+    return ProductGuide.objects.filter(is_published=True, slug=slug).first()

@@ -1,0 +1,22 @@
+"""Background work on the task engine (django-tasks, database backend, `db_worker` process).
+
+The periodic schedule (deploy/ systemd timer, or cron) runs `ingest --enqueue`, which puts one
+`ingest_task` on the queue; any number of workers may run it, because feeds and entries are
+claimed one by one (see services).
+"""
+
+from django_tasks import task
+
+from news_site.news.services import ingest_run
+from news_site.news.summarise import ChatModel
+
+
+@task()
+def ingest_task() -> str:
+    model = ChatModel.from_settings()
+    try:
+        report = ingest_run(model=model)
+    finally:
+        if model is not None:
+            model.close()
+    return report.line()
