@@ -53,7 +53,6 @@ class KeyedView(APIView):
         return 'Bearer realm="compliance"'
 
 
-
 def _envelope(data: Any, **meta: Any) -> dict:
     return {"data": data, "meta": {"api_version": shapes.API_VERSION, **meta}}
 
@@ -166,6 +165,7 @@ class StateView(KeyedView):
 
 class StateVersionListView(KeyedView):
     @extend_schema(
+        operation_id="states_versions_list",
         responses=inline_serializer(
             "VersionListEnvelope",
             {
@@ -175,7 +175,7 @@ class StateVersionListView(KeyedView):
                     {"api_version": serializers.CharField(), "count": serializers.IntegerField()},
                 ),
             },
-        )
+        ),
     )
     def get(self, request: Request, abbr: str) -> Response:
         key = _jurisdiction(abbr)
@@ -210,6 +210,7 @@ class StateVersionView(KeyedView):
 
 class EsaProgramListView(KeyedView):
     @extend_schema(
+        operation_id="esa_programs_list",
         responses=inline_serializer(
             "EsaProgramListEnvelope",
             {
@@ -219,7 +220,7 @@ class EsaProgramListView(KeyedView):
                     {"api_version": serializers.CharField(), "count": serializers.IntegerField()},
                 ),
             },
-        )
+        ),
     )
     def get(self, request: Request) -> Response:
         programs = [

@@ -3,6 +3,7 @@
 from datetime import datetime
 
 from django.db.models import F, Prefetch, Q, QuerySet
+from django.db.models.functions import Lower
 
 from news_site.news.models import (
     Entry,
@@ -45,7 +46,7 @@ def entries_due_for_summary(*, now: datetime) -> QuerySet[Entry]:
 
 def _with_relations(entries: QuerySet[Entry]) -> QuerySet[Entry]:
     return entries.select_related("feed").prefetch_related(
-        Prefetch("tags", queryset=Tag.objects.order_by("name"))
+        Prefetch("tags", queryset=Tag.objects.order_by(Lower("name"), "id"))
     )
 
 
@@ -82,7 +83,7 @@ def entry_get(*, entry_id: int, relevant_only: bool = False) -> Entry | None:
 
 def feed_list() -> QuerySet[Feed]:
     """Active news sources (the podcast feed is not a source)."""
-    return Feed.objects.filter(is_active=True, kind=FeedKind.ARTICLES).order_by("title", "id")
+    return Feed.objects.filter(is_active=True, kind=FeedKind.ARTICLES).order_by(Lower("title"), "id")
 
 
 def feed_get(*, feed_id: int) -> Feed | None:
@@ -92,7 +93,8 @@ def feed_get(*, feed_id: int) -> Feed | None:
 
 
 def tag_list() -> QuerySet[Tag]:
-    return Tag.objects.order_by("name", "id")
+    # Case-insensitive, so the order is the same on every database collation.
+    return Tag.objects.order_by(Lower("name"), "id")
 
 
 def tag_get(*, tag_id: int) -> Tag | None:

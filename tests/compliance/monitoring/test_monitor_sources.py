@@ -39,7 +39,9 @@ def monitored(data_repo, run_reindex, local_server, settings):
     html = {"Content-Type": "text/html; charset=utf-8"}
     local_server.respond("/tx", body=page(), headers=html)
     local_server.respond("/oh", body=page(), headers=html)
-    local_server.respond("/oh-form", body=b"%PDF-1.7 form", headers={"Content-Type": "application/pdf"})
+    local_server.respond(
+        "/oh-form", body=b"%PDF-1.7 form", headers={"Content-Type": "application/pdf"}
+    )
     return local_server
 
 

@@ -1,0 +1,55 @@
+"""The operator commands: add_feed and ingest (the one-line summary, --enqueue)."""
+
+import io
+
+import pytest
+from django.core.management import CommandError, call_command
+from django_tasks_db.models import DBTaskResult
+
+from news_site.news.models import Feed
+
+pytestmark = pytest.mark.django_db
+
+
+def test_add_feed_registers_a_source_once(capsys):
+    call_command("add_feed", "https://mac.example/feed.xml", "--title", "Mac", "--language", "sv")
+    call_command("add_feed", "https://mac.example/feed.xml")
+
+    feed = Feed.objects.get()
+    assert (feed.title, feed.language) == ("Mac", "sv")
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("added: feed")
+    assert out[1].startswith("already registered")
+
+
+def test_add_feed_refuses_what_is_not_an_http_url():
+    with pytest.raises(CommandError):
+        call_command("add_feed", "file:///etc/passwd")
+
+
+def test_ingest_prints_a_one_line_summary(server, private_fetching, rss, settings):
+    settings.NEWS_LLM_BASE_URL = ""
+    server.respond(
+        "/ok.xml", body=rss([{"guid": "1", "link": "https://m.example/1", "title": "Apple"}])
+    )
+    server.respond("/down.xml", status=500)
+    call_command("add_feed", server.url("/ok.xml"))
+    call_command("add_feed", server.url("/down.xml"))
+    out = io.StringIO()
+
+    call_command("ingest", stdout=out, stderr=io.StringIO())
+
+    assert out.getvalue().strip().splitlines()[-1] == (
+        "feeds: 1 fetched, 0 not modified, 1 failed; entries: 1 new, 0 summarised, "
+        "0 summaries failed; podcast episodes: 0 new"
+    )
+
+
+def test_ingest_enqueue_puts_a_task_on_the_queue():
+    out = io.StringIO()
+
+    call_command("ingest", "--enqueue", stdout=out)
+
+    task = DBTaskResult.objects.get()
+    assert task.task_path == "news_site.news.tasks.ingest_task"
+    assert out.getvalue().startswith("queued ingest task")

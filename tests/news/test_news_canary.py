@@ -1,0 +1,93 @@
+"""The canary: a sentence that exists only in an article's full text appears on no surface.
+
+The full text is read while summarising (the model gets it) and is never stored or shown.
+Surfaces checked: legacy JSON, markdown, the HTML pages, /llms.txt and RSS. When /api/v1 and
+the MCP server land, add their paths to SURFACES.
+"""
+
+import pytest
+
+from news_site.news.models import Entry, Tag
+from news_site.news.services import feed_add, ingest_run
+from news_site.news.summarise import ChatModel
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CANARY = "Kanariefågeln sjunger bara i originaltexten 7f3a."
+SURFACES = [
+    "/entries.json",
+    "/entries/popular.json",
+    "/entries/{id}.json",
+    "/feeds/{feed}.json",
+    "/tags/{tag}.json",
+    "/entries/{id}.md",
+    "/entries/{id}",
+    "/index.md",
+    "/llms.txt",
+    "/entries.rss",
+    "/",
+]
+
+
+def _page(canary: str) -> bytes:
+    return (
+        "<html><body><article><p>Apple presenterar en ny iPhone.</p>"
+        f"<p>{canary}</p></article></body></html>"
+    ).encode()
+
+
+def _assert_nowhere(http, entry: Entry) -> None:
+    tag = Tag.objects.filter(entries=entry).first()
+    values = {"id": entry.pk, "feed": entry.feed_id, "tag": tag.pk if tag else 0}
+    for template in SURFACES:
+        path = template.format(**values)
+        response = http.get(path, headers={"Accept": "text/markdown, text/html;q=0.5, */*"})
+        if "{tag}" not in template or tag:
+            assert response.status_code == 200, path
+        assert "Kanariefågeln" not in response.text, path
+        assert "7f3a" not in response.text, path
+    stored = Entry.objects.filter(pk=entry.pk).values().get()
+    assert not any("7f3a" in str(value) for value in stored.values())
+
+
+def test_the_full_text_read_for_the_model_is_on_no_surface(
+    http, server, private_fetching, fake_model, rss
+):
+    server.respond("/a/1", body=_page(CANARY), headers={"Content-Type": "text/html"})
+    server.respond(
+        "/feed.xml",
+        body=rss(
+            [
+                {
+                    "guid": "1",
+                    "link": server.url("/a/1"),
+                    "title": "Apple presenterar en ny iPhone",
+                    "description": "Apple presenterar en ny iPhone.",
+                }
+            ]
+        ),
+    )
+    feed_add(url=server.url("/feed.xml"), language="sv")
+    model = ChatModel.from_settings()
+    ingest_run(model=model)
+    model.close()
+
+    # The model really was given the full text...
+    assert CANARY in fake_model.requests[0]["messages"][1]["content"]
+    # ...and nothing shows it.
+    _assert_nowhere(http, Entry.objects.get())
+
+
+def test_full_text_in_a_feeds_content_encoded_is_on_no_surface(http, server, private_fetching):
+    body = f"""<?xml version="1.0" encoding="UTF-8"?>
+<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/">
+<channel><title>Källan</title><link>https://source.example/</link>
+<item><guid>1</guid><link>https://source.example/a/1</link><title>Apple visar iPhone</title>
+<description>Apple visar en ny iPhone.</description>
+<content:encoded><![CDATA[<p>Apple visar en ny iPhone.</p><p>{CANARY}</p>]]></content:encoded>
+</item></channel></rss>""".encode()
+    server.respond("/feed.xml", body=body)
+    feed_add(url=server.url("/feed.xml"), language="sv")
+    ingest_run()
+
+    _assert_nowhere(http, Entry.objects.get())
