@@ -179,12 +179,12 @@ class StateVersionListView(KeyedView):
     )
     def get(self, request: Request, abbr: str) -> Response:
         key = _jurisdiction(abbr)
-        versions = list(
-            selectors.resource_versions(resource_type=ResourceType.STATE, key=key).defer("payload")
+        rows = selectors.resource_versions(resource_type=ResourceType.STATE, key=key).values(
+            *shapes.CHANGE_EVENT_COLUMNS, "payload_schema_version"
         )
-        if not versions:
+        data = [shapes.version_list_item_shape(row) for row in rows]
+        if not data:
             raise NotFound(f"no published record for {key}", code="state_not_found")
-        data = shapes.VersionListItemSerializer(versions, many=True).data
         return Response(_envelope(data, count=len(data)))
 
 
@@ -313,10 +313,15 @@ class ChangeFeedView(KeyedView):
                 resource_type=params.get("resource_type"),
                 after_sequence=after,
             )
-            page = change_page(filters=filters, limit=params["limit"], cursor=params.get("cursor"))
+            page = change_page(
+                filters=filters,
+                limit=params["limit"],
+                columns=shapes.CHANGE_EVENT_COLUMNS,
+                cursor=params.get("cursor"),
+            )
         except InvalidToken as exc:
             raise ApiError(str(exc), code="invalid_cursor") from exc
-        data = shapes.ChangeEventSerializer(page.events, many=True).data
+        data = [shapes.change_event_shape(row) for row in page.events]
         meta: dict[str, Any] = {"count": len(data), "sync_token": page.sync_token}
         if page.next_cursor:
             meta["next_cursor"] = page.next_cursor

@@ -14,6 +14,7 @@ events published after it, whatever their timestamps.
 import hashlib
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.core import signing
 from django.db.models import Q, QuerySet
@@ -52,7 +53,7 @@ class Position:
 
 @dataclass(frozen=True)
 class Page:
-    events: list[ResourceVersion]
+    events: list[dict[str, Any]]  # the columns asked for, plus committed_at and sequence
     next_cursor: str | None
     sync_token: str
 
@@ -110,7 +111,9 @@ def _unsign(token: str, salt: str) -> dict:
     return data
 
 
-def change_page(*, filters: FeedFilters, limit: int, cursor: str | None = None) -> Page:
+def change_page(
+    *, filters: FeedFilters, limit: int, columns: tuple[str, ...], cursor: str | None = None
+) -> Page:
     if cursor:
         position = cursor_decode(cursor, filters)
         high_water = position.high_water
@@ -123,17 +126,19 @@ def change_page(*, filters: FeedFilters, limit: int, cursor: str | None = None) 
             Q(committed_at__lt=position.committed_at)
             | Q(committed_at=position.committed_at, sequence__lt=position.sequence)
         )
-    rows = list(events.order_by("-committed_at", "-sequence")[: limit + 1])
+    ordered = events.order_by("-committed_at", "-sequence")
+    rows = list(ordered.values(*columns, "committed_at", "sequence")[: limit + 1])
     next_cursor = None
     if len(rows) > limit:
         rows = rows[:limit]
         last = rows[-1]
-        next_cursor = cursor_encode(Position(last.committed_at, last.sequence, high_water), filters)
+        position = Position(last["committed_at"], last["sequence"], high_water)
+        next_cursor = cursor_encode(position, filters)
     return Page(events=rows, next_cursor=next_cursor, sync_token=sync_token_encode(high_water))
 
 
 def _filtered(filters: FeedFilters, high_water: int) -> QuerySet[ResourceVersion]:
-    events = ResourceVersion.objects.filter(sequence__lte=high_water).defer("payload")
+    events = ResourceVersion.objects.filter(sequence__lte=high_water)
     if filters.since is not None:
         events = events.filter(committed_at__gte=filters.since)
     if filters.resource_type:

@@ -3,13 +3,14 @@
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import yaml
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, ValidationError
 
 SCHEMA_VERSION = "1"
 SCHEMA_PATH = Path(__file__).parent / "schemas" / f"state.v{SCHEMA_VERSION}.schema.json"
@@ -99,10 +100,73 @@ class StateDocument:
 
 
 @cache
+def schema() -> dict[str, Any]:
+    document = json.loads(SCHEMA_PATH.read_text())
+    Draft202012Validator.check_schema(document)
+    return document
+
+
+@cache
 def validator() -> Draft202012Validator:
-    schema = json.loads(SCHEMA_PATH.read_text())
-    Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    """The whole-document validator of the locked schema."""
+    return Draft202012Validator(schema(), format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+# Top-level keywords under which a document's keys are validated independently of each other.
+_DECOMPOSABLE = {"$schema", "$id", "title", "description", "type", "required", "properties"}
+_DECOMPOSABLE |= {"additionalProperties"}
+
+
+class StateValidator:
+    """Validates the many versions of the same files that one reindex reads.
+
+    A commit usually changes one or two top-level keys of a file, so each distinct top-level
+    value is validated once per run and remembered. This gives the same verdict as validating
+    the whole document because the schema's top level only checks the type, the required and
+    allowed keys, and each key's value on its own (`_DECOMPOSABLE`); a schema with other
+    top-level keywords is validated whole.
+    """
+
+    def __init__(self) -> None:
+        document = schema()
+        checker = Draft202012Validator.FORMAT_CHECKER
+        self._decomposable = set(document) <= _DECOMPOSABLE
+        shell = {k: v for k, v in document.items() if k != "properties"}
+        shell["properties"] = dict.fromkeys(document.get("properties", {}), True)
+        self._shell = Draft202012Validator(
+            shell if self._decomposable else document, format_checker=checker
+        )
+        self._properties = {
+            key: Draft202012Validator(subschema, format_checker=checker)
+            for key, subschema in document.get("properties", {}).items()
+        }
+        self._valid: set[tuple[str, str]] = set()
+
+    def first_error(self, data: dict[str, Any]) -> tuple[str, str, str] | None:
+        """(location, message, schema path) of the first error, or None when valid."""
+        error = _first(self._shell.iter_errors(data))
+        if error is not None or not self._decomposable:
+            return _described(error, (), ()) if error else None
+        for key in sorted(data):
+            # repr is a cheap identity for parsed YAML (same order, same value).
+            memo = (key, repr(data[key]))
+            if memo in self._valid:
+                continue
+            error = _first(self._properties[key].iter_errors(data[key]))
+            if error is not None:
+                return _described(error, (key,), ("properties", key))
+            self._valid.add(memo)
+        return None
+
+
+def _first(errors: Iterable[ValidationError]) -> ValidationError | None:
+    return min(errors, key=_error_order, default=None)
+
+
+def _described(error: ValidationError, path: tuple, schema_path: tuple) -> tuple[str, str, str]:
+    location = "/".join(str(part) for part in (*path, *error.absolute_path)) or "(document)"
+    schema_location = "/".join(str(part) for part in (*schema_path, *error.absolute_schema_path))
+    return location, error.message, schema_location
 
 
 def abbreviation_for_path(path: str) -> str | None:
@@ -111,7 +175,7 @@ def abbreviation_for_path(path: str) -> str | None:
     return match["stem"] if match else None
 
 
-def parse_state(path: str, content: bytes) -> StateDocument:
+def parse_state(path: str, content: bytes, *, checker: StateValidator) -> StateDocument:
     stem = abbreviation_for_path(path)
     if stem is None:
         raise InvalidDocument(f"{path} is not a state file (states/<ABBR>.yaml)")
@@ -125,11 +189,10 @@ def parse_state(path: str, content: bytes) -> StateDocument:
         raise InvalidDocument(f"{path}: invalid YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise InvalidDocument(f"{path}: the document must be a mapping", schema_path="type")
-    error = next(iter(sorted(validator().iter_errors(data), key=_error_order)), None)
+    error = checker.first_error(data)
     if error is not None:
-        location = "/".join(str(part) for part in error.absolute_path) or "(document)"
-        schema_path = "/".join(str(part) for part in error.absolute_schema_path)
-        raise InvalidDocument(f"{path}: {location}: {error.message}", schema_path=schema_path)
+        location, message, schema_path = error
+        raise InvalidDocument(f"{path}: {location}: {message}", schema_path=schema_path)
     if data["abbreviation"] != stem:
         raise InvalidDocument(
             f"{path}: abbreviation {data['abbreviation']!r} does not match the file name",

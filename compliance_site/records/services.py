@@ -8,21 +8,19 @@ of it, and two runs cannot interleave.
 """
 
 from collections import Counter
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-import git
 from django.db import transaction
 from django.db.models import Max
 
 from compliance_site.records import gitlog
 from compliance_site.records.documents import (
     SCHEMA_VERSION,
-    InvalidDocument,
     abbreviation_for_path,
     key_diff,
-    parse_state,
     payload_hash,
 )
 from compliance_site.records.models import (
@@ -34,10 +32,12 @@ from compliance_site.records.models import (
     ResourceVersion,
     TrackedFile,
 )
+from compliance_site.records.parsing import parse_blobs
 
 STATES_DIR = "states/"
 SHORT_SHA_LENGTH = 12
 _BATCH = 500
+_INSERT_EVERY = 2000
 
 
 class ReindexRefused(Exception):
@@ -84,6 +84,7 @@ class _Run:
     next_sequence: int
     report: ReindexReport
     rows: list[ResourceVersion] = field(default_factory=list)
+    latest_rows: dict[tuple[str, str], ResourceVersion] = field(default_factory=dict)
     verified_states: dict[str, tuple[date, int]] = field(default_factory=dict)
 
     @classmethod
@@ -123,10 +124,10 @@ def reindex(*, repo_path: str, allow_rewritten_history: bool = False) -> Reindex
                     )
                 report.rewritten_from = since
                 since = gitlog.merge_base(repo, since, head)
-            for commit in gitlog.iter_commits(repo, since=since, head=head, path=STATES_DIR):
-                report.commits_read += 1
-                for change in commit.changes:
-                    _apply_change(repo, run, commit, change)
+            commits = list(gitlog.iter_commits(repo, since=since, head=head, path=STATES_DIR))
+            report.commits_read = len(commits)
+            steps = _plan(commits, {path: blob for path, (blob, _v) in run.tracked.items()})
+            _apply(run, repo_path, steps)
             _flush(run)
             cursor.last_commit_sha = head
             cursor.save()
@@ -139,46 +140,68 @@ def _locked_cursor() -> IndexCursor:
     return IndexCursor.objects.select_for_update().get(name="default")
 
 
-def _apply_change(repo: git.Repo, run: _Run, commit: gitlog.Commit, change: gitlog.FileChange):
-    if change.status == "R" and change.old_path:
-        _forget_path(run, commit, change.old_path, renamed_to=change.path)
-    if abbreviation_for_path(change.path) is None:
-        return
-    if change.blob_sha is None:
-        _forget_path(run, commit, change.path)
-        return
-    previous = run.tracked.get(change.path)
-    if previous is not None and previous[0] == change.blob_sha:
-        return
-    try:
-        content = repo.odb.stream(bytes.fromhex(change.blob_sha)).read()
-        document = parse_state(change.path, content)
-    except InvalidDocument as exc:
-        _record_problem(run, commit, change, exc.message, exc.schema_path)
-        return
-    except (ValueError, git.GitError, OSError) as exc:
-        _record_problem(run, commit, change, f"{change.path}: unreadable blob: {exc}", "")
-        return
-    run.tracked[change.path] = (change.blob_sha, True)
-    run.problems.pop(change.path, None)
-    _publish(run, commit, change.path, document.abbreviation, document.payload)
+@dataclass(frozen=True)
+class _Step:
+    """One thing a commit did to one state file: a new blob to read, or the path going away."""
+
+    commit: gitlog.Commit
+    path: str
+    blob_sha: str | None
+    renamed_to: str | None = None
 
 
-def _record_problem(run: _Run, commit, change, message: str, schema_path: str) -> None:
-    problem = Problem(change.path, commit.sha, message, schema_path)
-    run.tracked[change.path] = (change.blob_sha, False)
-    run.problems[change.path] = problem
+def _plan(commits: list[gitlog.Commit], tracked: dict[str, str]) -> list[_Step]:
+    """The steps of a run, in order. A blob equal to the last one read at its path is skipped
+    here, before anything is read."""
+    steps = []
+    for commit in commits:
+        for change in commit.changes:
+            if change.status == "R" and change.old_path and abbreviation_for_path(change.old_path):
+                tracked.pop(change.old_path, None)
+                steps.append(_Step(commit, change.old_path, None, renamed_to=change.path))
+            if abbreviation_for_path(change.path) is None:
+                continue
+            if change.blob_sha is None:
+                tracked.pop(change.path, None)
+                steps.append(_Step(commit, change.path, None))
+            elif tracked.get(change.path) != change.blob_sha:
+                tracked[change.path] = change.blob_sha
+                steps.append(_Step(commit, change.path, change.blob_sha))
+    return steps
+
+
+def _apply(run: _Run, repo_path: str, steps: list[_Step]) -> None:
+    reads = [(step.path, step.blob_sha) for step in steps if step.blob_sha]
+    with closing(parse_blobs(repo_path, reads)) as parsed:
+        for step in steps:
+            if step.blob_sha is None:
+                _forget_path(run, step)
+                continue
+            result = next(parsed)
+            if result.payload is None:
+                _record_problem(run, step, result.error, result.schema_path)
+                continue
+            run.tracked[step.path] = (step.blob_sha, True)
+            run.problems.pop(step.path, None)
+            key = abbreviation_for_path(step.path)
+            _publish(run, step.commit, step.path, key, result.payload)
+            if len(run.rows) >= _INSERT_EVERY:
+                _insert_versions(run)
+
+
+def _record_problem(run: _Run, step: _Step, message: str, schema_path: str) -> None:
+    problem = Problem(step.path, step.commit.sha, message, schema_path)
+    run.tracked[step.path] = (step.blob_sha, False)
+    run.problems[step.path] = problem
     run.report.problems.append(problem)
 
 
-def _forget_path(run: _Run, commit, path: str, renamed_to: str | None = None) -> None:
-    if abbreviation_for_path(path) is None:
-        return
-    run.tracked.pop(path, None)
-    run.problems.pop(path, None)
-    action = f"renamed to {renamed_to}" if renamed_to else "deleted"
+def _forget_path(run: _Run, step: _Step) -> None:
+    run.tracked.pop(step.path, None)
+    run.problems.pop(step.path, None)
+    action = f"renamed to {step.renamed_to}" if step.renamed_to else "deleted"
     run.report.notices.append(
-        f"{path} was {action} in {commit.sha[:SHORT_SHA_LENGTH]}; "
+        f"{step.path} was {action} in {step.commit.sha[:SHORT_SHA_LENGTH]}; "
         "versions already published under it stay live"
     )
 
@@ -197,7 +220,9 @@ def _publish(run: _Run, commit: gitlog.Commit, path: str, key: str, payload: dic
         if live is not None and live.hash == digest:
             continue
         version = live.version + 1 if live else 1
-        run.rows.append(_version_row(run, commit, path, resource_type, key, version, part, live))
+        run.rows.append(
+            _version_row(run, commit, path, resource_type, key, version, part, digest, live)
+        )
         run.live[(resource_type, key)] = _Live(version, part, digest)
         run.report.published[resource_type] += 1
         if resource_type == ResourceType.STATE:
@@ -205,7 +230,7 @@ def _publish(run: _Run, commit: gitlog.Commit, path: str, key: str, payload: dic
             run.verified_states[key] = (verified_on, version)
 
 
-def _version_row(run: _Run, commit, path, resource_type, key, version, payload, live):
+def _version_row(run: _Run, commit, path, resource_type, key, version, payload, digest, live):
     committed_at = commit.committed_at
     offset = committed_at.utcoffset()
     row = ResourceVersion(
@@ -214,7 +239,7 @@ def _version_row(run: _Run, commit, path, resource_type, key, version, payload, 
         version=version,
         sequence=run.next_sequence,
         payload=payload,
-        payload_hash=payload_hash(payload),
+        payload_hash=digest,
         payload_schema_version=SCHEMA_VERSION,
         yaml_path=path,
         commit_sha=commit.sha,
@@ -236,15 +261,24 @@ def _change_source(trailer_value: str) -> str:
     return value if value in ChangeSource.values else ChangeSource.HUMAN
 
 
+def _insert_versions(run: _Run) -> None:
+    """Write the pending rows (in batches during a run, so the database works while the
+    remaining files are parsed)."""
+    ResourceVersion.objects.bulk_create(run.rows, batch_size=_BATCH)
+    for row in run.rows:
+        run.latest_rows[(row.resource_type, row.resource_key)] = row
+    run.rows.clear()
+
+
 def _flush(run: _Run) -> None:
     from compliance_site.monitoring.services import flags_clear_verified
 
-    ResourceVersion.objects.bulk_create(run.rows, batch_size=_BATCH)
-    latest: dict[tuple[str, str], ResourceVersion] = {}
-    for row in run.rows:
-        latest[(row.resource_type, row.resource_key)] = row
+    _insert_versions(run)
     Resource.objects.bulk_create(
-        [Resource(resource_type=t, resource_key=k, current=row) for (t, k), row in latest.items()],
+        [
+            Resource(resource_type=t, resource_key=k, current=row)
+            for (t, k), row in run.latest_rows.items()
+        ],
         update_conflicts=True,
         unique_fields=["resource_type", "resource_key"],
         update_fields=["current"],

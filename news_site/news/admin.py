@@ -2,6 +2,7 @@
 
 import markdown
 from django.contrib import admin, messages
+from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
@@ -22,8 +23,13 @@ from news_site.news.models import (
 _SUMMARY_FIELDS = ("summary_original", "summary_translated")
 
 
+class _NewsAdmin(admin.ModelAdmin):
+    # Addresses typed without a scheme are https (Django 6's default, chosen explicitly now).
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+
+
 @admin.register(Feed)
-class FeedAdmin(admin.ModelAdmin):
+class FeedAdmin(_NewsAdmin):
     list_display = (
         "title",
         "kind",
@@ -83,14 +89,14 @@ class FeedAdmin(admin.ModelAdmin):
 
 
 @admin.register(Tag)
-class TagAdmin(admin.ModelAdmin):
+class TagAdmin(_NewsAdmin):
     list_display = ("name", "slug")
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
 
 
 @admin.register(Entry)
-class EntryAdmin(admin.ModelAdmin):
+class EntryAdmin(_NewsAdmin):
     list_display = (
         "title",
         "feed",
@@ -162,7 +168,7 @@ class EntryAdmin(admin.ModelAdmin):
 
 
 @admin.register(Story)
-class StoryAdmin(admin.ModelAdmin):
+class StoryAdmin(_NewsAdmin):
     list_display = ("title", "status", "updated_at")
     list_filter = ("status",)
     search_fields = ("title", "lead")
@@ -171,14 +177,14 @@ class StoryAdmin(admin.ModelAdmin):
 
 
 @admin.register(PodcastEpisode)
-class PodcastEpisodeAdmin(admin.ModelAdmin):
+class PodcastEpisodeAdmin(_NewsAdmin):
     list_display = ("title", "published_on", "duration_seconds")
     search_fields = ("title", "description", "episode_id")
     date_hierarchy = "published_on"
 
 
 @admin.register(ProductGuide)
-class ProductGuideAdmin(admin.ModelAdmin):
+class ProductGuideAdmin(_NewsAdmin):
     list_display = ("title", "slug", "page_type", "is_published", "updated_at")
     list_filter = ("page_type", "is_published")
     search_fields = ("title", "slug", "body")

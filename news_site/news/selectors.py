@@ -44,9 +44,33 @@ def entries_due_for_summary(*, now: datetime) -> QuerySet[Entry]:
     )
 
 
+# What public surfaces show of an entry and its feed; the rest (hashes, summary bookkeeping)
+# would only cost transfer and model building on the hottest paths.
+_PUBLIC_FIELDS = (
+    "id",
+    "title",
+    "url",
+    "image_url",
+    "language",
+    "published_at",
+    "listed_at",
+    "summary_original",
+    "summary_translated",
+    "summary_state",
+    "platform_relevant",
+    "view_count",
+    "feed__id",
+    "feed__title",
+)
+
+
 def _with_relations(entries: QuerySet[Entry]) -> QuerySet[Entry]:
-    return entries.select_related("feed").prefetch_related(
-        Prefetch("tags", queryset=Tag.objects.order_by(Lower("name"), "id"))
+    return (
+        entries.select_related("feed")
+        .only(*_PUBLIC_FIELDS)
+        .prefetch_related(
+            Prefetch("tags", queryset=Tag.objects.only("id", "name").order_by(Lower("name"), "id"))
+        )
     )
 
 
@@ -83,7 +107,9 @@ def entry_get(*, entry_id: int, relevant_only: bool = False) -> Entry | None:
 
 def feed_list() -> QuerySet[Feed]:
     """Active news sources (the podcast feed is not a source)."""
-    return Feed.objects.filter(is_active=True, kind=FeedKind.ARTICLES).order_by(Lower("title"), "id")
+    return Feed.objects.filter(is_active=True, kind=FeedKind.ARTICLES).order_by(
+        Lower("title"), "id"
+    )
 
 
 def feed_get(*, feed_id: int) -> Feed | None:
@@ -107,7 +133,7 @@ def guide_list(*, page_type: str | None = None) -> QuerySet[ProductGuide]:
     guides = ProductGuide.objects.filter(is_published=True)
     if page_type:
         guides = guides.filter(page_type=page_type)
-    return guides.order_by("page_type", "title")
+    return guides.order_by("page_type", Lower("title"), "id")
 
 
 def guide_get(*, slug: str) -> ProductGuide | None:

@@ -107,7 +107,8 @@ class _TextExtractor(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if not self._skipping:
-            self.parts.append(data)
+            # Line breaks in the source are plain whitespace; only block tags start paragraphs.
+            self.parts.append(_WHITESPACE.sub(" ", data))
             if self._href:
                 self._link_text.append(data)
 

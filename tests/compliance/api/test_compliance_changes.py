@@ -4,9 +4,11 @@ import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.db import connection
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from compliance_site.api.serializers import ChangeEventSerializer, VersionListItemSerializer
 from compliance_site.records.models import ResourceVersion
 from compliance_site.records.services import reindex
 from tests.compliance.builders import ESA, state_payload
@@ -276,14 +278,27 @@ def test_every_cursor_yields_an_exact_suffix_while_reindex_publishes(api, feed, 
 
 
 def _publish_more(data_repo) -> None:
-    for offset in (1, -400):
-        stamp = data_repo.clock + timedelta(days=offset)
-        data_repo.write("AK", state_payload("AK", summary=f"Concurrent {stamp.isoformat()}"))
-        data_repo.commit("Concurrent edit", when=stamp)
-        reindex(repo_path=str(data_repo.path))
+    try:
+        for offset in (1, -400):
+            stamp = data_repo.clock + timedelta(days=offset)
+            data_repo.write("AK", state_payload("AK", summary=f"Concurrent {stamp.isoformat()}"))
+            data_repo.commit("Concurrent edit", when=stamp)
+            reindex(repo_path=str(data_repo.path))
+    finally:
+        # This thread's own database connection would otherwise outlive the test database.
+        connection.close()
 
 
 def test_the_sequence_is_unique_across_events(feed):
     sequences = list(ResourceVersion.objects.values_list("sequence", flat=True))
 
     assert len(sequences) == len(set(sequences)) == 27
+
+
+def test_events_have_exactly_the_fields_the_schema_documents(api, feed):
+    event = api.get("/changes", params={"limit": 1}).json()["data"][0]
+    version = api.get("/states/TX/versions").json()["data"][0]
+
+    assert set(event) == set(ChangeEventSerializer().fields)
+    assert set(version) == set(VersionListItemSerializer().fields)
+    assert ChangeEventSerializer(data=event).is_valid()

@@ -53,3 +53,21 @@ def test_ingest_enqueue_puts_a_task_on_the_queue():
     task = DBTaskResult.objects.get()
     assert task.task_path == "news_site.news.tasks.ingest_task"
     assert out.getvalue().startswith("queued ingest task")
+
+
+# The worker closes database connections between tasks, as in production, so this test
+# commits for real instead of running inside one rolled-back transaction.
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_runs_the_queued_ingest(server, private_fetching, rss, settings):
+    settings.NEWS_LLM_BASE_URL = ""
+    server.respond(
+        "/ok.xml", body=rss([{"guid": "1", "link": "https://m.example/1", "title": "Apple"}])
+    )
+    call_command("add_feed", server.url("/ok.xml"))
+    call_command("ingest", "--enqueue", stdout=io.StringIO())
+
+    call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", stdout=io.StringIO())
+
+    task = DBTaskResult.objects.get()
+    assert task.status == "SUCCESSFUL"
+    assert task.return_value.startswith("feeds: 1 fetched")

@@ -22,7 +22,8 @@ def _podcast(base: str) -> bytes:
 <enclosure url="https://podd.example/12.mp3" length="1234" type="audio/mpeg"/>
 <podcast:chapters url="{base}/12-chapters.json" type="application/json+chapters"/>
 <podcast:transcript url="https://podd.example/12.vtt" type="text/vtt"/>
-<description>&lt;p&gt;Vi pratar om &lt;a href="https://mac.example/iphone17"&gt;iPhone 17&lt;/a&gt;.&lt;/p&gt;</description>
+<description>&lt;p&gt;Vi pratar om
+&lt;a href="https://mac.example/iphone17"&gt;iPhone 17&lt;/a&gt;.&lt;/p&gt;</description>
 </item>
 <item><title>Utan ljud</title><guid>podd-x</guid><link>https://podd.example/x</link></item>
 </channel></rss>""".encode()

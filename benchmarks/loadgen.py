@@ -1,0 +1,75 @@
+"""Load generation for the benchmark scripts: wrk against a URL, median of repeated runs."""
+
+import re
+import shutil
+import statistics
+import subprocess
+from dataclasses import dataclass
+
+_UNITS = {"us": 1e-3, "ms": 1.0, "s": 1000.0}
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    requests_per_second: float
+    p99_ms: float
+    non_2xx: int
+
+
+def ensure_wrk() -> str:
+    path = shutil.which("wrk")
+    if path:
+        return path
+    subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=False, capture_output=True)
+    path = shutil.which("wrk")
+    if not path:
+        subprocess.run(["apt-get", "update", "-qq"], check=False, capture_output=True)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=True, capture_output=True)
+        path = shutil.which("wrk")
+    assert path, "wrk could not be installed"
+    return path
+
+
+def wrk(
+    url: str,
+    *,
+    headers: dict[str, str] | None = None,
+    seconds: int = 8,
+    connections: int = 16,
+    threads: int = 2,
+    runs: int = 3,
+) -> LoadResult:
+    """The median requests/second and p99 of `runs` wrk runs."""
+    binary = ensure_wrk()
+    header_args = [
+        arg for name, value in (headers or {}).items() for arg in ("-H", f"{name}: {value}")
+    ]
+    results = []
+    for _ in range(runs):
+        output = subprocess.run(
+            [
+                binary,
+                f"-t{threads}",
+                f"-c{connections}",
+                f"-d{seconds}s",
+                "--latency",
+                *header_args,
+                url,
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        results.append(_parse(output))
+    return LoadResult(
+        requests_per_second=statistics.median(r.requests_per_second for r in results),
+        p99_ms=statistics.median(r.p99_ms for r in results),
+        non_2xx=sum(r.non_2xx for r in results),
+    )
+
+
+def _parse(output: str) -> LoadResult:
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output)[1])
+    value, unit = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", output, re.M).groups()
+    non_2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", output)
+    return LoadResult(rps, float(value) * _UNITS[unit], int(non_2xx[1]) if non_2xx else 0)

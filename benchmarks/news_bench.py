@@ -1,0 +1,285 @@
+"""Benchmark of the news service's hot read paths with 100,000 entries in PostgreSQL.
+
+In one run, for /entries.json, /entries/:id.md and /entries.rss:
+- the ceiling: nginx serving the same response bytes as static files;
+- gunicorn (2 workers) straight;
+- the deploy stack: nginx with deploy/nginx/news.conf (its cache) in front of that gunicorn.
+Targets: the stack at least 50 % of the ceiling, gunicorn at least 10 %, p99 under 50 ms.
+
+Usage: python benchmarks/news_bench.py [--entries 100000] [--seconds 8]
+Needs PostgreSQL on 127.0.0.1:5432 (role postgres); installs nginx and wrk with apt if missing.
+"""
+
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import httpx
+import psycopg
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))
+
+from benchmarks.loadgen import LoadResult, ensure_wrk, wrk  # noqa: E402
+
+PG = os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432")
+DB_NAME = "news_bench"
+ENV = {
+    "NEWS_DATABASE_URL": f"{PG}/{DB_NAME}",
+    "SECRET_KEY": "benchmark-only-secret-key",
+    "SECURE_SSL_REDIRECT": "false",
+    "DEBUG": "false",
+    "ALLOWED_HOSTS": "127.0.0.1,localhost",
+    "LOG_LEVEL": "WARNING",
+}
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def database_create() -> None:
+    with psycopg.connect(f"{PG}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{DB_NAME}"')
+        conn.execute(f'CREATE DATABASE "{DB_NAME}"')
+    subprocess.run(
+        [sys.executable, "-m", "news_site", "migrate", "--noinput", "-v", "0"],
+        cwd=REPO_ROOT,
+        env={**os.environ, **ENV},
+        check=True,
+    )
+
+
+def database_fill(count: int) -> int:
+    """Bulk rows shaped like the pipeline's output; returns an entry id to read."""
+    os.environ.update(ENV)
+    os.environ["DJANGO_SETTINGS_MODULE"] = "news_site.settings"
+    import django
+
+    django.setup()
+    from django.utils import timezone
+
+    from news_site.news.models import Entry, Feed, SummaryState, Tag
+    from news_site.news.text import sha256
+
+    rng = random.Random(7)
+    feeds = Feed.objects.bulk_create(
+        Feed(title=f"Källa {n}", url=f"https://source{n}.example/feed.xml", language="sv")
+        for n in range(40)
+    )
+    tags = Tag.objects.bulk_create(Tag(name=f"Ämne {n}", slug=f"amne-{n}") for n in range(15))
+    now = timezone.now()
+    through = Entry.tags.through
+    batch = 5000
+    for start in range(0, count, batch):
+        rows = []
+        for n in range(start, min(start + batch, count)):
+            url = f"https://source.example/articles/{n}"
+            published = now - timedelta(minutes=n)
+            rows.append(
+                Entry(
+                    feed=feeds[n % len(feeds)],
+                    guid=url,
+                    guid_hash=sha256(f"guid{n}"),
+                    url=url,
+                    canonical_url=url,
+                    canonical_url_hash=sha256(url),
+                    title=f"Apple släpper uppdatering nummer {n} till iPhone och Mac",
+                    image_url=f"https://img.example/{n}.jpg",
+                    language="sv",
+                    published_at=published,
+                    listed_at=published,
+                    content_fingerprint=sha256(f"text{n}"),
+                    summary_original="Apple har släppt en uppdatering. " * 4,
+                    summary_translated="Apple har släppt en uppdatering med flera nyheter. " * 4,
+                    summary_state=SummaryState.TRANSLATED,
+                    platform_relevant=rng.random() < 0.85,
+                    view_count=rng.randint(0, 5000),
+                )
+            )
+        created = Entry.objects.bulk_create(rows)
+        through.objects.bulk_create(
+            through(entry_id=entry.pk, tag_id=tags[index].pk)
+            for entry in created
+            for index in {entry.pk % len(tags), (entry.pk * 7) % len(tags)}
+        )
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    return Entry.objects.filter(platform_relevant=True).order_by("-listed_at").first().pk
+
+
+def nginx_binary() -> str:
+    path = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not Path(path).exists():
+        subprocess.run(["apt-get", "install", "-y", "-qq", "nginx"], check=True)
+    return path
+
+
+def nginx_config(work: Path, *, static_port: int, stack_port: int, app_port: int) -> Path:
+    site = (REPO_ROOT / "deploy" / "nginx" / "news.conf").read_text()
+    site = (
+        site.replace("server 127.0.0.1:8000;", f"server 127.0.0.1:{app_port};")
+        .replace("listen 80;", f"listen 127.0.0.1:{stack_port} reuseport;")
+        .replace("/var/cache/nginx/news", str(work / "cache"))
+        .replace("server_name news.example;", "server_name 127.0.0.1;")
+    )
+    (work / "news.conf").write_text(site)
+    temp = "\n".join(
+        f"{kind}_temp_path {work / kind};"
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    config = work / "nginx.conf"
+    config.write_text(
+        f"""worker_processes 2;
+pid {work / "nginx.pid"};
+error_log {work / "error.log"} warn;
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 100000;
+    {temp}
+    server {{
+        listen 127.0.0.1:{static_port} reuseport;
+        root {work / "static"};
+        location = /entries.json {{ default_type application/json; }}
+        location = /entry.md {{ default_type "text/markdown; charset=utf-8"; }}
+        location = /entries.rss {{ default_type application/rss+xml; }}
+    }}
+    include {work / "news.conf"};
+}}
+"""
+    )
+    return config
+
+
+def wait_for(url: str, process: subprocess.Popen, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{process.args[0]} exited with {process.returncode}")
+        try:
+            httpx.get(url, timeout=2)
+            return
+        except httpx.TransportError:
+            time.sleep(0.2)
+    raise RuntimeError(f"{url} did not answer in time")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--entries", type=int, default=100_000)
+    parser.add_argument("--seconds", type=int, default=8)
+    parser.add_argument("--connections", type=int, default=16)
+    args = parser.parse_args()
+
+    ensure_wrk()
+    nginx = nginx_binary()
+    print(f"filling {DB_NAME} with {args.entries} entries ...", flush=True)
+    database_create()
+    entry_id = database_fill(args.entries)
+    paths = {
+        "/entries.json": "/entries.json",
+        f"/entries/{entry_id}.md": "/entry.md",
+        "/entries.rss": "/entries.rss",
+    }
+
+    work = Path(tempfile.mkdtemp(prefix="news-bench-"))
+    (work / "static").mkdir()
+    app_port, static_port, stack_port = free_port(), free_port(), free_port()
+    app = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "news_site.wsgi",
+            "--bind",
+            f"127.0.0.1:{app_port}",
+            "--workers",
+            "2",
+            "--log-level",
+            "warning",
+        ],
+        cwd=REPO_ROOT,
+        env={**os.environ, **ENV},
+    )
+    server = None
+    try:
+        app_url = f"http://127.0.0.1:{app_port}"
+        wait_for(app_url + "/entries.json", app)
+        for path, static_name in paths.items():
+            response = httpx.get(app_url + path)
+            response.raise_for_status()
+            (work / "static" / static_name.lstrip("/")).write_bytes(response.content)
+        config = nginx_config(
+            work, static_port=static_port, stack_port=stack_port, app_port=app_port
+        )
+        server = subprocess.Popen([nginx, "-c", str(config), "-g", "daemon off;"])
+        wait_for(f"http://127.0.0.1:{static_port}/entries.json", server)
+
+        rows = []
+        ok = True
+        for path, static_name in paths.items():
+            ceiling = wrk(
+                f"http://127.0.0.1:{static_port}{static_name}",
+                seconds=args.seconds,
+                connections=args.connections,
+            )
+            direct = wrk(app_url + path, seconds=args.seconds, connections=args.connections)
+            stack = wrk(
+                f"http://127.0.0.1:{stack_port}{path}",
+                seconds=args.seconds,
+                connections=args.connections,
+            )
+            for label, result, target in (
+                ("static ceiling", ceiling, None),
+                ("gunicorn (2 workers)", direct, 0.10),
+                ("nginx stack (deploy/)", stack, 0.50),
+            ):
+                share = result.requests_per_second / ceiling.requests_per_second
+                passed = target is None or (
+                    share >= target and result.p99_ms < 50 and not result.non_2xx
+                )
+                ok = ok and passed
+                rows.append((path, label, result, share, target, passed))
+        print()
+        print("| path | server | req/s | p99 | share of ceiling | target | ok |")
+        print("|---|---|---|---|---|---|---|")
+        for path, label, result, share, target, passed in rows:
+            print(_row(path, label, result, share, target, passed))
+        return 0 if ok else 1
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=10)
+        app.terminate()
+        app.wait(timeout=10)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _row(
+    path: str, label: str, result: LoadResult, share: float, target: float | None, passed: bool
+) -> str:
+    goal = f">= {target:.0%}, p99 < 50 ms" if target is not None else ""
+    return (
+        f"| `{path}` | {label} | {result.requests_per_second:,.0f} | {result.p99_ms:.1f} ms "
+        f"| {share:.0%} | {goal} | {'yes' if passed else 'NO'} |"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""Reading and validating the state files one reindex needs, on every core.
+
+Parsing YAML and checking it against the schema is most of a full reindex's work, and each file
+version is independent of the others, so large runs spread it over worker processes. Workers
+are spawned, not forked: a forked child would share the parent's database connections. This
+module imports no Django for the same reason.
+"""
+
+import os
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import get_context
+from typing import Any
+
+import git
+
+from compliance_site.records.documents import InvalidDocument, StateValidator, parse_state
+
+# Below this many files per worker, starting processes costs more than it saves.
+_FILES_PER_WORKER = 400
+_CHUNK = 64
+
+
+@dataclass(frozen=True)
+class Parsed:
+    path: str
+    blob_sha: str
+    payload: dict[str, Any] | None = None
+    error: str = ""
+    schema_path: str = ""
+
+
+class _Reader:
+    def __init__(self, repo_path: str) -> None:
+        self.repo = git.Repo(repo_path)
+        self.checker = StateValidator()
+
+    def parse(self, job: tuple[str, str]) -> Parsed:
+        path, blob_sha = job
+        try:
+            content = self.repo.odb.stream(bytes.fromhex(blob_sha)).read()
+            document = parse_state(path, content, checker=self.checker)
+        except InvalidDocument as exc:
+            return Parsed(path, blob_sha, error=exc.message, schema_path=exc.schema_path)
+        except (ValueError, git.GitError, OSError) as exc:
+            return Parsed(path, blob_sha, error=f"{path}: unreadable blob: {exc}")
+        return Parsed(path, blob_sha, payload=document.payload)
+
+    def close(self) -> None:
+        self.repo.close()
+
+
+_worker_reader: _Reader | None = None
+
+
+def _start_worker(repo_path: str) -> None:
+    global _worker_reader
+    _worker_reader = _Reader(repo_path)
+
+
+def _parse_in_worker(job: tuple[str, str]) -> Parsed:
+    assert _worker_reader is not None
+    return _worker_reader.parse(job)
+
+
+def parse_blobs(repo_path: str, jobs: list[tuple[str, str]]) -> Iterator[Parsed]:
+    """Parse (path, blob) jobs; results come back in the order of `jobs`."""
+    workers = min(os.cpu_count() or 1, len(jobs) // _FILES_PER_WORKER)
+    if workers < 2:
+        reader = _Reader(repo_path)
+        try:
+            yield from map(reader.parse, jobs)
+        finally:
+            reader.close()
+        return
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=get_context("spawn"),
+        initializer=_start_worker,
+        initargs=(repo_path,),
+    ) as pool:
+        yield from pool.map(_parse_in_worker, jobs, chunksize=_CHUNK)

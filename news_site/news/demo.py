@@ -1,0 +1,114 @@
+"""The quick start's demo data, loaded offline through the real pipeline.
+
+The bundled feed files stand in for the network: a fetcher serves them at their sources'
+addresses, so parsing, deduplication, scheduling, the broken source's error path and the
+offline summariser all run exactly as in production. Dates in the files are relative
+(`@RFC822_HOURS_AGO(3)@`), so the demo always looks fresh.
+"""
+
+import re
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import yaml
+from django.db import transaction
+from django.utils import timezone
+
+from news_site.news.models import Entry, Feed, FeedKind, ProductGuide
+from news_site.news.services import IngestReport, entry_view_record, feed_add, ingest_run
+from shared.fetch import FetchError, FetchResult
+
+DEMO_DIR = Path(__file__).resolve().parent / "demo_data"
+_RELATIVE_DATE = re.compile(r"@(RFC822|ISO)_HOURS_AGO\((\d+)\)@")
+_CHAPTERS = re.compile(r"^https://podd\.nyhetstjansten\.example/chapters/(\d+)\.json$")
+
+
+def _sources() -> list[dict[str, Any]]:
+    return yaml.safe_load((DEMO_DIR / "sources.yaml").read_text(encoding="utf-8"))
+
+
+class BundledFetcher:
+    """Answers for the demo sources' URLs from the bundled files; everything else is offline."""
+
+    def __init__(self, *, now: datetime) -> None:
+        self.now = now
+        self.files = {source["url"]: DEMO_DIR / "feeds" / source["file"] for source in _sources()}
+
+    def __call__(
+        self, url: str, *, headers: dict[str, str], max_bytes: int | None = None
+    ) -> FetchResult:
+        path = self.files.get(url)
+        content_type = "application/rss+xml; charset=utf-8"
+        if path is None and (match := _CHAPTERS.match(url)):
+            path = DEMO_DIR / "chapters" / f"{match[1]}.json"
+            content_type = "application/json+chapters"
+        if path is None or not path.exists():
+            raise FetchError("connection_error", "the demo is offline")
+        body = _RELATIVE_DATE.sub(self._date, path.read_text(encoding="utf-8")).encode()
+        return FetchResult(
+            url=url,
+            status_code=200,
+            headers=httpx.Headers({"Content-Type": content_type}),
+            body=body,
+            permanent_redirect_url=None,
+        )
+
+    def _date(self, match: re.Match[str]) -> str:
+        moment = (self.now - timedelta(hours=int(match[2]))).astimezone(UTC)
+        return format_datetime(moment) if match[1] == "RFC822" else moment.isoformat()
+
+
+def demo_feeds_register() -> list[Feed]:
+    feeds = []
+    for source in _sources():
+        kind = FeedKind.PODCAST if source.get("podcast") else FeedKind.ARTICLES
+        feed, _ = feed_add(
+            url=source["url"], title=source["title"], language=source["language"], kind=kind
+        )
+        if not feed.site_url:
+            feed.site_url = source["site"]
+            feed.save(update_fields=["site_url"])
+        feeds.append(feed)
+    # The demo loads now, whatever the schedule says.
+    Feed.objects.filter(pk__in=[f.pk for f in feeds]).update(
+        next_check_at=timezone.now(), paused_at=None
+    )
+    return feeds
+
+
+@transaction.atomic
+def demo_guides_load() -> int:
+    guides = yaml.safe_load((DEMO_DIR / "guides.yaml").read_text(encoding="utf-8"))
+    for guide in guides:
+        ProductGuide.objects.update_or_create(
+            slug=guide["slug"],
+            defaults={
+                "title": guide["title"],
+                "page_type": guide["page_type"],
+                "description": guide["description"],
+                "body": guide["body"],
+            },
+        )
+    return len(guides)
+
+
+def demo_views_record() -> None:
+    """A few article views, so that the popular list differs from the latest list."""
+    if Entry.objects.filter(view_count__gt=0).exists():
+        return
+    today = timezone.now().date()
+    ranked = Entry.objects.filter(platform_relevant=True).order_by("title")
+    for position, entry_id in enumerate(ranked.values_list("pk", flat=True)[:8]):
+        for _ in range((position * 7) % 11 + 1):
+            entry_view_record(entry_id=entry_id, day=today)
+
+
+def demo_load() -> tuple[IngestReport, int]:
+    demo_feeds_register()
+    report = ingest_run(fetcher=BundledFetcher(now=timezone.now()))
+    guides = demo_guides_load()
+    demo_views_record()
+    return report, guides

@@ -1,0 +1,14 @@
+"""Fill the database with the bundled demo (sources, entries, podcast, guides), offline."""
+
+from django.core.management.base import BaseCommand
+
+from news_site.news.demo import demo_load
+
+
+class Command(BaseCommand):
+    help = "Load the bundled demo feeds through the pipeline (offline summaries) and guides."
+
+    def handle(self, *args, **options):
+        report, guides = demo_load()
+        if options["verbosity"] >= 1:
+            self.stdout.write(f"demo: {report.line()}; {guides} product guides")
