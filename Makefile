@@ -67,6 +67,7 @@ test: lint
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/compliance_bench.py
+	$(BIN)/python benchmarks/news_bench.py
 
 clean:
 	rm -rf var

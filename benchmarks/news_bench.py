@@ -199,6 +199,8 @@ def main() -> int:
     }
 
     work = Path(tempfile.mkdtemp(prefix="news-bench-"))
+    # nginx workers run as an unprivileged user and write the cache under here.
+    work.chmod(0o755)
     (work / "static").mkdir()
     app_port, static_port, stack_port = free_port(), free_port(), free_port()
     app = subprocess.Popen(
@@ -266,6 +268,9 @@ def main() -> int:
         if server is not None:
             server.terminate()
             server.wait(timeout=10)
+            errors = (work / "error.log").read_text().strip().splitlines()
+            if errors:
+                print("nginx error log (last lines):", *errors[-5:], sep="\n")
         app.terminate()
         app.wait(timeout=10)
         shutil.rmtree(work, ignore_errors=True)

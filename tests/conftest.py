@@ -8,13 +8,16 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
 from django.core.cache import cache
+from django.db.backends.signals import connection_created
 
 from tests.localserver import local_server  # noqa: F401 - a fixture for every suite
 
@@ -26,6 +29,39 @@ def _clean_cache() -> Iterator[None]:
     # Rate-limit counters and cached reports must not leak from one test into the next.
     cache.clear()
     yield
+
+
+class ServedQueries(list):
+    """SQL the live server ran while a test talked to it. The server answers each request on a
+    new thread with its own connection, which a capture on the test's thread would not see."""
+
+    @contextmanager
+    def at_most(self, budget: int) -> Iterator[None]:
+        start = len(self)
+        yield
+        used = len(self) - start
+        # At least one query, or the count measured nothing.
+        assert 0 < used <= budget, f"{used} queries, budget {budget}: {self[start:]}"
+
+
+@pytest.fixture
+def served_queries() -> Iterator[ServedQueries]:
+    queries = ServedQueries()
+    test_thread = threading.get_ident()
+
+    def record(execute, sql, params, many, context):
+        if threading.get_ident() != test_thread:
+            queries.append(sql)
+        return execute(sql, params, many, context)
+
+    def instrument(sender, connection, **kwargs) -> None:
+        # A wrapper object can connect more than once; count its queries once.
+        if record not in connection.execute_wrappers:
+            connection.execute_wrappers.append(record)
+
+    connection_created.connect(instrument)
+    yield queries
+    connection_created.disconnect(instrument)
 
 
 @pytest.fixture

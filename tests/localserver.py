@@ -1,5 +1,5 @@
 """A loopback HTTP server that stands in for remote sites in tests (feeds, government pages,
-model APIs): each test chooses the answers, and the server records what it was sent."""
+model APIs): each test chooses the answers, and the server records every request."""
 
 import contextlib
 import threading
@@ -13,25 +13,32 @@ Route = Callable[[BaseHTTPRequestHandler], None]
 
 
 class LocalServer:
-    """A loopback HTTP server whose answers each test chooses, recording what it was sent."""
-
     def __init__(self) -> None:
         self.routes: dict[str, Route] = {}
-        self.seen: list[tuple[str, Message]] = []
+        # (method, path, headers, body) of every request, in order.
+        self.seen: list[tuple[str, str, Message, bytes]] = []
         # Set at teardown so handlers that drip bytes stop instead of outliving the test.
         self.stopping = threading.Event()
         local = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                local.seen.append((self.path, self.headers))
-                route = local.routes.get(self.path)
+            def _handle(self, method: str) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                local.seen.append((method, self.path, self.headers, body))
+                route = local.routes.get(self.path.split("?", 1)[0])
                 if route is None:
                     self.send_error(404)
                     return
                 # The client hangs up on purpose in the timeout and size-cap tests.
                 with contextlib.suppress(OSError):
                     route(self)
+
+            def do_GET(self) -> None:
+                self._handle("GET")
+
+            def do_POST(self) -> None:
+                self._handle("POST")
 
             def log_message(self, format: str, *args: object) -> None:
                 pass  # keep pytest output readable
@@ -46,6 +53,12 @@ class LocalServer:
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
+
+    def requests_to(self, path: str) -> list[tuple[str, str, Message, bytes]]:
+        return [seen for seen in self.seen if seen[1].split("?", 1)[0] == path]
+
+    def headers_seen(self) -> list[Message]:
+        return [headers for _method, _path, headers, _body in self.seen]
 
     def respond(
         self,
@@ -68,6 +81,9 @@ class LocalServer:
 
     def redirect(self, path: str, status: int, location: str) -> None:
         self.respond(path, status, headers={"Location": location})
+
+    def route(self, path: str, handler: Route) -> None:
+        self.routes[path] = handler
 
 
 @pytest.fixture

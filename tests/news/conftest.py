@@ -1,118 +1,25 @@
 """Fixtures of the news tests: loopback HTTP servers standing in for sources and the model,
 and a few ways to make rows (plain ORM; the pipeline itself is exercised in tests/news/news)."""
 
-import contextlib
 import itertools
 import json
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from email.message import Message
 from email.utils import format_datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
-from django.db.backends.signals import connection_created
 from django.utils import timezone
 from django.utils.text import slugify
 
 from news_site.news.models import Entry, Feed, SummaryState, Tag
 from news_site.news.text import canonical_url, sha256
-
-Route = Callable[[BaseHTTPRequestHandler], None]
-
-
-class LocalServer:
-    """A loopback HTTP server whose answers each test chooses; it records every request."""
-
-    def __init__(self) -> None:
-        self.routes: dict[str, Route] = {}
-        self.seen: list[tuple[str, str, Message, bytes]] = []
-        self.stopping = threading.Event()
-        local = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def _handle(self, method: str) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = self.rfile.read(length) if length else b""
-                local.seen.append((method, self.path, self.headers, body))
-                route = local.routes.get(self.path.split("?", 1)[0])
-                if route is None:
-                    self.send_error(404)
-                    return
-                # The client may hang up on purpose (timeouts, size caps).
-                with contextlib.suppress(OSError):
-                    route(self)
-
-            def do_GET(self) -> None:
-                self._handle("GET")
-
-            def do_POST(self) -> None:
-                self._handle("POST")
-
-            def log_message(self, format: str, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.port = self.httpd.server_address[1]
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
-
-    def requests_to(self, path: str) -> list[tuple[str, str, Message, bytes]]:
-        return [seen for seen in self.seen if seen[1].split("?", 1)[0] == path]
-
-    def respond(
-        self,
-        path: str,
-        status: int = 200,
-        body: bytes = b"",
-        headers: dict[str, str] | None = None,
-    ) -> None:
-        def route(request: BaseHTTPRequestHandler) -> None:
-            request.send_response(status)
-            for name, value in (headers or {}).items():
-                request.send_header(name, value)
-            request.send_header("Content-Length", str(len(body)))
-            request.end_headers()
-            request.wfile.write(body)
-
-        self.routes[path] = route
-
-    def route(self, path: str, handler: Route) -> None:
-        self.routes[path] = handler
+from tests.localserver import LocalServer
 
 
 @pytest.fixture
-def server() -> Iterator[LocalServer]:
-    local = LocalServer()
-    local.thread.start()
-    yield local
-    local.stopping.set()
-    local.httpd.shutdown()
-    local.httpd.server_close()
-
-
-@pytest.fixture
-def served_queries() -> Iterator[list[str]]:
-    """SQL run by the live server while a test talks to it. The server answers each request
-    on a new thread with its own connection, which a test-thread capture would not see."""
-    queries: list[str] = []
-    test_thread = threading.get_ident()
-
-    def record(execute, sql, params, many, context):
-        if threading.get_ident() != test_thread:
-            queries.append(sql)
-        return execute(sql, params, many, context)
-
-    def instrument(sender, connection, **kwargs) -> None:
-        connection.execute_wrappers.append(record)
-
-    connection_created.connect(instrument)
-    yield queries
-    connection_created.disconnect(instrument)
+def server(local_server: LocalServer) -> LocalServer:
+    return local_server
 
 
 @pytest.fixture

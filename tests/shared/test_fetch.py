@@ -66,7 +66,7 @@ def test_a_304_is_returned_and_the_server_saw_our_headers(server: LocalServer) -
 
     assert result.status_code == 304
     assert result.body == b""
-    headers = server.seen[0][1]
+    headers = server.seen[0][2]
     assert headers["If-None-Match"] == '"v1"'
     assert headers["User-Agent"] == "test-agent/1.0"
 
@@ -78,7 +78,7 @@ def test_the_user_agent_argument_wins_over_a_user_agent_in_extra_headers(
 
     get(server.url("/page"), headers={"user-agent": "other"})
 
-    assert server.seen[0][1].get_all("User-Agent") == ["test-agent/1.0"]
+    assert server.seen[0][2].get_all("User-Agent") == ["test-agent/1.0"]
 
 
 def test_a_500_is_returned_as_a_result_not_raised(server: LocalServer) -> None:
@@ -261,7 +261,7 @@ def test_compressed_bodies_are_decoded(
     result = get(server.url("/z"), max_bytes=len(text))
 
     assert result.body == text
-    assert "gzip" in server.seen[0][1]["Accept-Encoding"]
+    assert "gzip" in server.seen[0][2]["Accept-Encoding"]
 
 
 def test_an_encoding_we_did_not_offer_is_a_connection_error(server: LocalServer) -> None:

@@ -114,10 +114,10 @@ def test_citation_of_an_unknown_state_is_404(api, records):
     assert api.get("/citations/NY").json()["error"]["code"] == "state_not_found"
 
 
-def test_list_endpoints_cost_a_fixed_number_of_queries(api, records, django_assert_max_num_queries):
-    with django_assert_max_num_queries(3):
+def test_list_endpoints_cost_a_fixed_number_of_queries(api, records, served_queries):
+    with served_queries.at_most(3):
         assert api.get("/esa_programs").status_code == 200
-    with django_assert_max_num_queries(4):
+    with served_queries.at_most(4):
         assert api.get("/citations/TX").status_code == 200
-    with django_assert_max_num_queries(4):
+    with served_queries.at_most(4):
         assert api.get("/meta").status_code == 200

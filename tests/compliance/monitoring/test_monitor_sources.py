@@ -53,7 +53,7 @@ def test_the_first_run_records_a_baseline_and_flags_nothing(monitored):
     assert report.changed == []
     assert SourceSnapshot.objects.filter(successful=True).count() == 3
     assert not ReviewFlag.objects.exists()
-    user_agents = {headers["User-Agent"] for _path, headers in monitored.seen}
+    user_agents = {headers["User-Agent"] for headers in monitored.headers_seen()}
     assert user_agents == {"ComplianceSourceMonitor/1.0 (+https://compliance.example/about)"}
 
 

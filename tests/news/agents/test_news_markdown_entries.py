@@ -91,7 +91,7 @@ def test_index_md_lists_the_latest_50_relevant_entries_linking_to_their_markdown
     assert f"/entries/{hidden.pk}.md" not in response.text
     newest = max(entries, key=lambda e: (e.listed_at, e.pk))
     assert f"{http.base_url}/entries/{newest.pk}.md" in links[0]
-    assert len(served_queries) <= 2
+    assert 0 < len(served_queries) <= 2
 
 
 @pytest.mark.parametrize(

@@ -78,7 +78,7 @@ def test_the_list_costs_the_same_few_queries_whatever_its_length(
     response = http.get("/entries.json", params={"items": 100})
 
     assert len(response.json()["entries"]) == 30
-    assert len(served_queries) <= 2
+    assert 0 < len(served_queries) <= 2
 
 
 def test_popular_orders_by_views(http, make_feed, make_entry):
