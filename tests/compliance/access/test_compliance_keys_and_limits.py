@@ -7,6 +7,7 @@ from django.core.management import call_command
 
 from compliance_site.access.keys import api_key_create
 from compliance_site.access.models import ApiKey
+from tests.compliance.windows import fresh_window
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -68,6 +69,7 @@ def test_every_response_carries_the_rate_limit_headers(api):
 def test_a_key_is_limited_to_its_own_rate(live_server, anonymous):
     _key, raw = api_key_create(name="small", rate_limit_per_minute=3)
     headers = {"Authorization": f"Bearer {raw}"}
+    fresh_window(anonymous, "/meta", headers)
 
     statuses = [anonymous.get("/meta", headers=headers) for _ in range(4)]
 
@@ -92,6 +94,7 @@ def test_the_default_per_key_limit_is_60(db):
 
 
 def test_requests_without_a_valid_key_share_30_per_minute_per_ip(anonymous):
+    fresh_window(anonymous, "/review_flags")
     responses = [anonymous.get("/review_flags") for _ in range(20)]
     responses += [
         anonymous.get("/meta", headers={"Authorization": "Bearer wrong"}) for _ in range(10)
@@ -104,6 +107,7 @@ def test_requests_without_a_valid_key_share_30_per_minute_per_ip(anonymous):
 
 
 def test_a_valid_key_is_not_slowed_by_the_ip_limit(anonymous, api):
+    fresh_window(anonymous, "/review_flags")
     for _ in range(31):
         anonymous.get("/review_flags")
 
@@ -112,6 +116,7 @@ def test_a_valid_key_is_not_slowed_by_the_ip_limit(anonymous, api):
 
 
 def test_forwarded_headers_are_ignored_unless_the_peer_is_a_trusted_proxy(anonymous, settings):
+    fresh_window(anonymous, "/review_flags")
     for index in range(31):
         anonymous.get("/review_flags", headers={"X-Forwarded-For": f"203.0.113.{index}"})
 
@@ -120,6 +125,7 @@ def test_forwarded_headers_are_ignored_unless_the_peer_is_a_trusted_proxy(anonym
 
 def test_behind_a_trusted_proxy_each_client_has_its_own_budget(anonymous, settings):
     settings.TRUSTED_PROXIES = ["127.0.0.1"]
+    fresh_window(anonymous, "/review_flags", {"X-Forwarded-For": "203.0.113.7"})
     for _ in range(31):
         anonymous.get("/review_flags", headers={"X-Forwarded-For": "203.0.113.7"})
 

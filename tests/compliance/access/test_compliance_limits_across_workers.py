@@ -8,6 +8,7 @@ import redis
 from django.conf import settings as django_settings
 
 from compliance_site.access.keys import api_key_create
+from tests.compliance.windows import fresh_shared_window
 from tests.conftest import Gunicorn, database_url_for_subprocess, redis_url_or_skip
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -31,8 +32,7 @@ def gunicorn_pair():
     try:
         for server in servers:
             server.wait_ready("/api/v1/compliance/review_flags")
-        redis.Redis.from_url(redis_url).flushdb()
-        yield servers
+        yield servers, redis_url
     finally:
         for server in servers:
             server.stop()
@@ -48,8 +48,10 @@ def fan_out(urls: list[str], headers: dict[str, str]) -> list[int]:
 
 
 def test_a_key_limit_holds_across_processes(gunicorn_pair):
+    servers, redis_url = gunicorn_pair
     _key, raw = api_key_create(name="shared", rate_limit_per_minute=12)
-    urls = [f"{s.url}/api/v1/compliance/meta" for s in gunicorn_pair] * 10
+    urls = [f"{s.url}/api/v1/compliance/meta" for s in servers] * 10
+    fresh_shared_window(urls[0], {"Authorization": f"Bearer {raw}"}, redis_url)
 
     statuses = fan_out(urls, {"Authorization": f"Bearer {raw}"})
 
@@ -58,7 +60,9 @@ def test_a_key_limit_holds_across_processes(gunicorn_pair):
 
 
 def test_the_anonymous_ip_limit_holds_across_processes(gunicorn_pair):
-    urls = [f"{s.url}/api/v1/compliance/review_flags" for s in gunicorn_pair] * 20
+    servers, redis_url = gunicorn_pair
+    urls = [f"{s.url}/api/v1/compliance/review_flags" for s in servers] * 20
+    fresh_shared_window(urls[0], {}, redis_url)
 
     statuses = fan_out(urls, {})
 
