@@ -4,6 +4,7 @@ Everything comes from the environment (12-factor). Without DEBUG or SECRET_KEY s
 services refuse to start in production mode with a made-up secret.
 """
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +43,11 @@ def database(env_name: str, sqlite_name: str) -> dict[str, Any]:
             "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
         }
     # The test database of SQLite is a file too, so that gunicorn processes started by the
-    # tests see the same data as the test process.
+    # tests see the same data as the test process (they are handed its path). One file per
+    # test process, so that test runs side by side do not share one.
     if config["ENGINE"].endswith("sqlite3"):
         VAR_DIR.mkdir(exist_ok=True)
-        config["TEST"] = {"NAME": str(VAR_DIR / f"test_{sqlite_name}.sqlite3")}
+        config["TEST"] = {"NAME": str(VAR_DIR / f"test_{sqlite_name}_{os.getpid()}.sqlite3")}
     return config
 
 
