@@ -83,6 +83,20 @@ def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
         "USE_TZ": True,
         "TIME_ZONE": "UTC",
         "USE_I18N": True,
+        "TEMPLATES": [
+            {
+                "BACKEND": "django.template.backends.django.DjangoTemplates",
+                "DIRS": [],
+                "APP_DIRS": True,
+                "OPTIONS": {
+                    "context_processors": [
+                        "django.template.context_processors.request",
+                        "django.contrib.auth.context_processors.auth",
+                        "django.contrib.messages.context_processors.messages",
+                    ]
+                },
+            }
+        ],
         "STATIC_URL": "static/",
         "STATIC_ROOT": str(VAR_DIR / "static" / project),
         # Neither service stores uploads; a media prefix keeps test servers from treating every

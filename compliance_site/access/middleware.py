@@ -30,23 +30,18 @@ class ApiAccessMiddleware:
         key, credential_error = _resolve_key(request)
         request.api_key = key  # type: ignore[attr-defined]
         if key is not None:
-            usage = usage_count(
-                request,
-                group="compliance-key",
-                bucket=f"key:{key.pk}",
-                limit=key.rate_limit_per_minute,
-                window_seconds=_WINDOW,
-                policy="per-key",
-            )
+            bucket, limit, policy = f"key:{key.pk}", key.rate_limit_per_minute, "per-key"
         else:
-            usage = usage_count(
-                request,
-                group="compliance-ip",
-                bucket=f"ip:{client_ip(request)}",
-                limit=settings.COMPLIANCE_ANONYMOUS_RATE_PER_MINUTE,
-                window_seconds=_WINDOW,
-                policy="per-ip",
-            )
+            bucket = f"ip:{client_ip(request)}"
+            limit, policy = settings.COMPLIANCE_ANONYMOUS_RATE_PER_MINUTE, "per-ip"
+        usage = usage_count(
+            request,
+            group="compliance",
+            bucket=bucket,
+            limit=limit,
+            window_seconds=_WINDOW,
+            policy=policy,
+        )
         if usage.exceeded:
             response = error_response(
                 429,
