@@ -2,10 +2,14 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
+from shared.health import cache_check, database_check, liveness, readiness_view
+
 urlpatterns = [
     path("api/v1/compliance/", include("compliance_site.api.urls")),
     path("api/v1/compliance/schema", SpectacularAPIView.as_view(), name="schema"),
     path("admin/", admin.site.urls),
+    path("healthz", liveness),
+    path("readyz", readiness_view({"database": database_check, "cache": cache_check})),
 ]
 
 # Unknown paths and server errors answer in the API's error envelope.

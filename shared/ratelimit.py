@@ -1,11 +1,15 @@
 """Fixed-window rate limits counted by django-ratelimit on the shared cache, with the headers
 clients read: `X-RateLimit-*` and the IETF `RateLimit` / `RateLimit-Policy` fields."""
 
+import logging
 import time
 from dataclasses import dataclass
 
 from django.http import HttpRequest, HttpResponseBase
 from django_ratelimit.core import get_usage
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -27,15 +31,24 @@ class Usage:
 
 def usage_count(
     request: HttpRequest, *, group: str, bucket: str, limit: int, window_seconds: int, policy: str
-) -> Usage:
-    """Count this request in `bucket` and say where the bucket stands."""
-    usage = get_usage(
-        request,
-        group=group,
-        key=lambda _group, _request: bucket,
-        rate=(limit, window_seconds),
-        increment=True,
-    )
+) -> Usage | None:
+    """Count this request in `bucket` and say where the bucket stands; None when the shared
+    cache cannot be reached.
+
+    Limits fail open: the data is public and read-only, so a Redis outage serves requests
+    unlimited (and logs each one) rather than turning a cache outage into a full outage.
+    """
+    try:
+        usage = get_usage(
+            request,
+            group=group,
+            key=lambda _group, _request: bucket,
+            rate=(limit, window_seconds),
+            increment=True,
+        )
+    except RedisError as exc:
+        logger.warning("rate limit not counted, the shared cache is unreachable: %s", exc)
+        return None
     return Usage(
         policy=policy,
         limit=limit,

@@ -42,7 +42,7 @@ class ApiAccessMiddleware:
             window_seconds=_WINDOW,
             policy=policy,
         )
-        if usage.exceeded:
+        if usage is not None and usage.exceeded:
             response = error_response(
                 429,
                 "rate_limit_exceeded",
@@ -55,7 +55,8 @@ class ApiAccessMiddleware:
             response["WWW-Authenticate"] = 'Bearer realm="compliance", error="invalid_token"'
         else:
             response = self.get_response(request)
-        apply_headers(response, usage)
+        if usage is not None:
+            apply_headers(response, usage)
         return response
 
 

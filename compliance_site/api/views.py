@@ -1,11 +1,13 @@
 """The compliance API. Views only translate HTTP to selector calls and shapes to JSON."""
 
+import contextlib
 from typing import Any
 
 from django.core.cache import cache
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from redis.exceptions import RedisError
 from rest_framework import serializers
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import BasePermission
@@ -328,6 +330,19 @@ class ChangeFeedView(KeyedView):
         return Response(_envelope(data, **meta))
 
 
+def _cache_get(key: str) -> Any:
+    # The report can always be computed again; a cache outage must not fail the request.
+    try:
+        return cache.get(key)
+    except RedisError:
+        return None
+
+
+def _cache_set(key: str, value: Any, seconds: int) -> None:
+    with contextlib.suppress(RedisError):
+        cache.set(key, value, seconds)
+
+
 class ReviewFlagsView(APIView):
     @extend_schema(
         auth=[],
@@ -348,13 +363,13 @@ class ReviewFlagsView(APIView):
         description="Public. Cached for 5 minutes.",
     )
     def get(self, request: Request) -> Response:
-        body = cache.get(REVIEW_REPORT_CACHE_KEY)
+        body = _cache_get(REVIEW_REPORT_CACHE_KEY)
         if body is None:
             report = shapes.ReviewReportSerializer(review_report(now=timezone.now())).data
             body = _envelope(
                 report, count_flagged=len(report["flagged"]), count_stale=len(report["stale"])
             )
-            cache.set(REVIEW_REPORT_CACHE_KEY, body, REVIEW_REPORT_SECONDS)
+            _cache_set(REVIEW_REPORT_CACHE_KEY, body, REVIEW_REPORT_SECONDS)
         response = Response(body)
         response["Cache-Control"] = f"public, max-age={REVIEW_REPORT_SECONDS}"
         return response

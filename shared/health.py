@@ -1,0 +1,62 @@
+"""Liveness and readiness probes both services mount at /healthz and /readyz.
+
+Liveness says the process answers. Readiness checks what a request needs: the database and
+the shared cache (rate limits count there). Both are plain JSON, outside the APIs' envelopes
+and rate limits, and never cached.
+"""
+
+import logging
+import time
+from collections.abc import Callable
+
+from django.core.cache import cache
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
+
+logger = logging.getLogger(__name__)
+
+Check = Callable[[], None]
+
+
+def database_check() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+
+
+def cache_check() -> None:
+    key = "health:probe"
+    cache.set(key, "ok", 10)
+    if cache.get(key) != "ok":
+        raise RuntimeError("the cache did not return what was stored")
+
+
+@never_cache
+@require_safe
+def liveness(request: HttpRequest) -> JsonResponse:
+    return JsonResponse({"status": "ok"})
+
+
+def readiness_view(checks: dict[str, Check]) -> Callable[[HttpRequest], JsonResponse]:
+    @never_cache
+    @require_safe
+    def readiness(request: HttpRequest) -> JsonResponse:
+        results = {}
+        for name, check in checks.items():
+            started = time.perf_counter()
+            try:
+                check()
+            except Exception as exc:
+                logger.warning("readiness check %s failed: %s", name, exc)
+                results[name] = {"ok": False, "error": type(exc).__name__}
+            else:
+                results[name] = {"ok": True}
+            results[name]["ms"] = round((time.perf_counter() - started) * 1000, 1)
+        ready = all(result["ok"] for result in results.values())
+        return JsonResponse(
+            {"status": "ok" if ready else "unavailable", "checks": results},
+            status=200 if ready else 503,
+        )
+
+    return readiness
