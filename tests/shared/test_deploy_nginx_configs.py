@@ -15,9 +15,10 @@ SITES = sorted((REPO_ROOT / "deploy" / "nginx").glob("*.conf"))
 @pytest.fixture
 def certificate(tmp_path: Path) -> tuple[Path, Path]:
     cert, key = tmp_path / "site.pem", tmp_path / "site.key"
+    command = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
+    command += ["-subj", "/CN=test.example", "-keyout", str(key), "-out", str(cert)]
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"]
-        + ["-subj", "/CN=test.example", "-keyout", str(key), "-out", str(cert)],
+        command,
         check=True,
         capture_output=True,
     )
