@@ -6,6 +6,7 @@ are spawned, not forked: a forked child would share the parent's database connec
 module imports no Django for the same reason.
 """
 
+import hashlib
 import os
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -40,6 +41,9 @@ class _Reader:
         path, blob_sha = job
         try:
             content = self.repo.odb.stream(bytes.fromhex(blob_sha)).read()
+            if _object_id(content, blob_sha) != blob_sha:
+                # git can hand back a damaged object's bytes without complaint.
+                raise ValueError("its content does not match its object id (corrupt object)")
             document = parse_state(path, content, checker=self.checker)
         except InvalidDocument as exc:
             return Parsed(path, blob_sha, error=exc.message, schema_path=exc.schema_path)
@@ -49,6 +53,11 @@ class _Reader:
 
     def close(self) -> None:
         self.repo.close()
+
+
+def _object_id(content: bytes, like: str) -> str:
+    algorithm = hashlib.sha256 if len(like) == 64 else hashlib.sha1
+    return algorithm(b"blob %d\x00" % len(content) + content).hexdigest()
 
 
 _worker_reader: _Reader | None = None
