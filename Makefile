@@ -8,12 +8,12 @@ COMPLIANCE_PORT ?= 8001
 PG_URL ?= postgres://postgres@127.0.0.1:5432
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: run test lint format bench clean
+.PHONY: run test lint format bench clean mcp-conformance
 
 $(BIN)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,semantic]'
 	touch $@
 
 var/secret_key:
@@ -28,7 +28,7 @@ run: $(BIN)/.installed var/secret_key
 	$(BIN)/python -m news_site migrate --noinput -v 0 && \
 	if $(BIN)/python -m news_site help load_demo >/dev/null 2>&1; then $(BIN)/python -m news_site load_demo; fi && \
 	trap 'kill 0' EXIT INT TERM; \
-	$(BIN)/gunicorn news_site.wsgi --bind 127.0.0.1:$(NEWS_PORT) --workers 1 --threads 4 & \
+	$(BIN)/gunicorn news_site.asgi:application -k uvicorn_worker.UvicornWorker --bind 127.0.0.1:$(NEWS_PORT) --workers 1 & \
 	$(BIN)/gunicorn compliance_site.wsgi --bind 127.0.0.1:$(COMPLIANCE_PORT) --workers 1 --threads 4 & \
 	echo "news: http://127.0.0.1:$(NEWS_PORT)/  compliance: http://127.0.0.1:$(COMPLIANCE_PORT)/api/v1/compliance/meta"; \
 	wait
@@ -63,7 +63,10 @@ test: lint
 	  DJANGO_SETTINGS_MODULE=compliance_site.settings $(BIN)/pytest tests/compliance tests/shared -q; \
 	  echo "== news on $$backend"; \
 	  DJANGO_SETTINGS_MODULE=news_site.settings $(BIN)/pytest tests/news -q; \
-	done
+	done; \
+	unset COMPLIANCE_DATABASE_URL NEWS_DATABASE_URL REDIS_URL; \
+	echo "== MCP conformance"; \
+	$(MAKE) --no-print-directory mcp-conformance
 
 bench: $(BIN)/.installed
 	$(BIN)/python benchmarks/compliance_bench.py
@@ -71,3 +74,7 @@ bench: $(BIN)/.installed
 
 clean:
 	rm -rf var
+
+# The official MCP conformance suite against a live tool server (installs Node 22 if needed).
+mcp-conformance: $(BIN)/.installed
+	bash scripts/mcp_conformance.sh

@@ -208,7 +208,11 @@ def main() -> int:
             sys.executable,
             "-m",
             "gunicorn",
-            "news_site.wsgi",
+            # Served as deployed: the ASGI app (with its cache of public responses) on uvicorn
+            # workers.
+            "news_site.asgi:application",
+            "--worker-class",
+            "uvicorn_worker.UvicornWorker",
             "--bind",
             f"127.0.0.1:{app_port}",
             "--workers",

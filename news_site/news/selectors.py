@@ -59,6 +59,7 @@ _PUBLIC_FIELDS = (
     "summary_state",
     "platform_relevant",
     "view_count",
+    "source_count",
     "feed__id",
     "feed__title",
 )

@@ -37,6 +37,7 @@ from news_site.news.models import (
 from news_site.news.parsing import ParsedEpisode, ParsedFeed, ParsedItem, UnreadableFeed, parse_feed
 from news_site.news.summarise import BudgetExhausted, ChatModel, SummaryError, summarise_offline
 from news_site.news.text import canonical_url, fingerprint, html_meta, html_to_text, sha256
+from news_site.stories.services import stories_cluster
 from shared.fetch import FetchError, FetchResult, fetch
 
 logger = logging.getLogger(__name__)
@@ -141,6 +142,13 @@ def ingest_run(
         feeds_refresh_due(fetcher=fetcher, report=report, progress=progress)
     if summarise and model is not None:
         entries_summarise(fetcher=fetcher, model=model, report=report, progress=progress)
+    # The search and api apps build on this module, so their steps are imported here.
+    from news_site.api.services import episode_transcripts_fetch
+    from news_site.search.services import entries_embed
+
+    entries_embed()
+    episode_transcripts_fetch(fetcher=fetcher)
+    stories_cluster(model=model)
     return report
 
 

@@ -111,6 +111,10 @@ class ChatModel:
         )
         return _parse_summary(content)
 
+    def complete(self, messages: list[dict[str, str]]) -> str:
+        """One JSON-mode completion under this run's budget and retries (story texts use it)."""
+        return self._complete(messages)
+
     def _complete(self, messages: list[dict[str, str]]) -> str:
         payload = {
             "model": self.model,

@@ -1,6 +1,7 @@
 """Product guides as markdown at /{slug}.md, and /llms.txt listing them."""
 
 import pytest
+import yaml
 
 from news_site.news.models import GuidePageType, ProductGuide
 
@@ -40,7 +41,7 @@ def test_a_guide_is_served_as_markdown(http, guides):
     assert response.headers["Content-Type"] == "text/markdown; charset=utf-8"
     assert response.headers["X-Robots-Tag"] == "noindex"
     assert "Set-Cookie" not in response.headers
-    assert "page_type: product_hub" in response.text
+    assert frontmatter(response.text)["page_type"] == "product_hub"
     assert "# iPhone\n\n## Modeller\n\nText om iPhone.\n" in response.text
 
 
@@ -76,3 +77,7 @@ def test_llms_txt_follows_the_convention_and_lists_the_current_guides(http, guid
     assert f"- [iPhone 18: rykten]({http.base_url}/iphone-18-rykten.md)" in lines
     assert "gammal" not in response.text
     assert f"{http.base_url}/index.md" in response.text
+
+
+def frontmatter(text: str) -> dict:
+    return yaml.safe_load(text.split("---\n", 2)[1])

@@ -29,7 +29,7 @@ def test_load_demo_fills_the_database_offline_and_is_idempotent(http, settings):
     broken = Feed.objects.get(title="Trasig källa (demo)")
     assert broken.last_outcome == FetchOutcome.FAILED
     assert broken.last_error.startswith("not a readable feed")
-    assert Entry.objects.count() == 17  # 18 items, one syndicated twice
+    assert Entry.objects.count() == 43  # 44 items, one syndicated twice
     assert Entry.objects.filter(language="sv").exists()
     assert Entry.objects.filter(language="en", summary_translated="").exists()
     assert not Entry.objects.exclude(summary_state=SummaryState.EXTRACTED).exists()

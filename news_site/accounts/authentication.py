@@ -1,0 +1,32 @@
+"""Bearer authentication for /api/v1: `Authorization: Bearer <token>` and nothing else."""
+
+from rest_framework.authentication import BaseAuthentication
+from rest_framework.request import Request
+
+from news_site.accounts.models import Account, ApiToken
+from news_site.accounts.selectors import token_authenticate
+from news_site.api.errors import BEARER_CHALLENGE, ApiError, InvalidToken
+from shared.http import MalformedAuthorization, bearer_token
+
+
+class BearerAuthentication(BaseAuthentication):
+    def authenticate(self, request: Request) -> tuple[Account, ApiToken] | None:
+        # Tokens in URLs end up in proxy logs, browser history and Referer headers.
+        if "token" in request.query_params:
+            raise ApiError(
+                "tokens in the query string are not accepted: send 'Authorization: Bearer <token>'",
+                type="token_in_query",
+            )
+        try:
+            raw = bearer_token(request._request)
+        except MalformedAuthorization as exc:
+            raise InvalidToken(str(exc)) from exc
+        if raw is None:
+            return None
+        token = token_authenticate(raw=raw)
+        if token is None:
+            raise InvalidToken("the token is unknown, expired or revoked: log in again")
+        return token.account, token
+
+    def authenticate_header(self, request: Request) -> str:
+        return BEARER_CHALLENGE

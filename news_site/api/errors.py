@@ -1,0 +1,131 @@
+"""The one place that turns errors into the v1 envelope `{error: {type, message}, meta}`.
+
+`type` values (documented in the OpenAPI schema and the README): invalid_parameter,
+invalid_request, token_in_query, invalid_code, invalid_id_token, provider_not_configured,
+provider_unavailable, not_authenticated, invalid_token, not_found, method_not_allowed,
+unsupported_media_type, not_acceptable, rate_limited, internal_error.
+"""
+
+import logging
+from typing import Any
+
+from django.http import Http404, HttpRequest, JsonResponse
+from rest_framework import exceptions
+from rest_framework.response import Response
+
+logger = logging.getLogger(__name__)
+
+API_VERSION = "v1"
+ERROR_TYPES = (
+    "invalid_parameter",
+    "invalid_request",
+    "token_in_query",
+    "invalid_code",
+    "invalid_id_token",
+    "provider_not_configured",
+    "provider_unavailable",
+    "not_authenticated",
+    "invalid_token",
+    "not_found",
+    "method_not_allowed",
+    "unsupported_media_type",
+    "not_acceptable",
+    "rate_limited",
+    "internal_error",
+)
+BEARER_CHALLENGE = 'Bearer realm="api"'
+
+
+class ApiError(exceptions.APIException):
+    """An error with a machine-readable type, raised by views and rendered by the handler."""
+
+    status_code = 400
+    type = "invalid_request"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        type: str | None = None,
+        status: int | None = None,
+        headers: dict[str, str] | None = None,
+    ):
+        super().__init__(message)
+        self.message = message
+        self.headers = headers or {}
+        if type is not None:
+            self.type = type
+        if status is not None:
+            self.status_code = status
+
+
+class InvalidParameter(ApiError):
+    type = "invalid_parameter"
+
+
+class NotFound(ApiError):
+    status_code = 404
+    type = "not_found"
+
+
+class InvalidToken(exceptions.AuthenticationFailed):
+    """A presented Bearer token that is malformed, unknown, expired or revoked."""
+
+
+def error_body(error_type: str, message: str) -> dict[str, Any]:
+    return {"error": {"type": error_type, "message": message}, "meta": {"api_version": API_VERSION}}
+
+
+def first_error(errors: dict | list) -> str:
+    """One readable line from a serializer's or FilterSet's errors."""
+    if isinstance(errors, list):
+        return str(errors[0]) if errors else "invalid request"
+    field, messages = next(iter(errors.items()))
+    if isinstance(messages, dict):
+        return first_error(messages)
+    message = messages[0] if isinstance(messages, list) and messages else messages
+    return str(message) if field == "non_field_errors" else f"{field}: {message}"
+
+
+_DRF_TYPES = {
+    exceptions.NotAuthenticated: "not_authenticated",
+    exceptions.AuthenticationFailed: "invalid_token",
+    exceptions.MethodNotAllowed: "method_not_allowed",
+    exceptions.NotAcceptable: "not_acceptable",
+    exceptions.UnsupportedMediaType: "unsupported_media_type",
+    exceptions.NotFound: "not_found",
+    exceptions.ValidationError: "invalid_request",
+    exceptions.ParseError: "invalid_request",
+    exceptions.Throttled: "rate_limited",
+}
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
+    if isinstance(exc, Http404):
+        exc = NotFound("not found")
+    if isinstance(exc, ApiError):
+        error_type, message = exc.type, exc.message
+    elif isinstance(exc, exceptions.APIException):
+        error_type = next(
+            (name for cls, name in _DRF_TYPES.items() if isinstance(exc, cls)), "invalid_request"
+        )
+        detail = exc.detail
+        message = first_error(detail) if isinstance(detail, dict | list) else str(detail)
+    else:
+        # Still the envelope for a bug, so clients parse every error the same way.
+        logger.exception("unhandled error in %s", context.get("view"))
+        return Response(error_body("internal_error", "an unexpected error occurred"), status=500)
+    response = Response(error_body(error_type, message), status=exc.status_code)
+    if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):
+        response["WWW-Authenticate"] = BEARER_CHALLENGE
+    if isinstance(exc, exceptions.MethodNotAllowed):
+        response["Allow"] = ", ".join(context["view"].allowed_methods)
+    if isinstance(exc, ApiError):
+        for name, value in exc.headers.items():
+            response[name] = value
+    return response
+
+
+def not_found_view(request: HttpRequest, path: str = "") -> JsonResponse:
+    """Unknown paths under /api/v1: the envelope, not the site's HTML 404."""
+    return JsonResponse(error_body("not_found", "no such endpoint"), status=404)

@@ -1,0 +1,12 @@
+"""`python -m news_site fetch_transcripts`: store the podcast transcripts not fetched yet."""
+
+from django.core.management.base import BaseCommand
+
+from news_site.api.services import episode_transcripts_fetch
+
+
+class Command(BaseCommand):
+    help = "Fetch and store podcast transcripts (each once), for include_transcript=true."
+
+    def handle(self, *args, **options):
+        self.stdout.write(f"transcripts stored: {episode_transcripts_fetch()}")

@@ -1,0 +1,151 @@
+"""OpenAPI additions: the Bearer scheme, the error envelope on every /api/v1 operation, and
+the legacy JSON endpoints (plain Django views, which drf-spectacular cannot see)."""
+
+from typing import Any
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+
+from news_site.api.errors import ERROR_TYPES
+
+
+class BearerScheme(OpenApiAuthenticationExtension):
+    target_class = "news_site.accounts.authentication.BearerAuthentication"
+    name = "bearerAuth"
+
+    def get_security_definition(self, auto_schema) -> dict[str, str]:
+        return {"type": "http", "scheme": "bearer", "description": "An opaque token."}
+
+
+_ERRORS = {
+    "400": "Invalid parameter or body (`invalid_parameter`, `invalid_request`, "
+    "`token_in_query`, `provider_not_configured`).",
+    "401": "Missing, malformed, unknown, expired or revoked token, or a failed login "
+    "(`not_authenticated`, `invalid_token`, `invalid_code`, `invalid_id_token`); "
+    "sent with `WWW-Authenticate: Bearer`.",
+    "404": "Unknown resource or path (`not_found`).",
+    "405": "Method not allowed (`method_not_allowed`).",
+    "406": "Not acceptable (`not_acceptable`).",
+    "415": "Unsupported media type (`unsupported_media_type`).",
+    "429": "Rate limit exceeded (`rate_limited`), with `Retry-After`.",
+    "500": "Unexpected error (`internal_error`).",
+    "503": "The login provider's keys are unavailable (`provider_unavailable`).",
+}
+_ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["error", "meta"],
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["type", "message"],
+            "properties": {
+                "type": {"type": "string", "enum": list(ERROR_TYPES)},
+                "message": {"type": "string"},
+            },
+        },
+        "meta": {
+            "type": "object",
+            "required": ["api_version"],
+            "properties": {"api_version": {"type": "string"}},
+        },
+    },
+}
+
+
+def _legacy_entry() -> dict[str, Any]:
+    text = {"type": "string"}
+    return {
+        "type": "object",
+        "required": ["id", "title", "url", "image", "summary", "source", "source_id"],
+        "properties": {
+            "id": {"type": "integer"},
+            "title": text,
+            "url": text,
+            "image": text,
+            "summary": text,
+            "source": text,
+            "source_id": {"type": "integer"},
+            "posted": {"type": "string", "nullable": True},
+            "published_at": {"type": "string", "format": "date-time", "nullable": True},
+        },
+    }
+
+
+def _legacy_paths() -> dict[str, Any]:
+    entries = {
+        "type": "object",
+        "required": ["entries"],
+        "properties": {
+            "entries": {"type": "array", "items": {"$ref": "#/components/schemas/LegacyEntry"}}
+        },
+    }
+    items = {
+        "name": "items",
+        "in": "query",
+        "schema": {"type": "string"},
+        "description": "Integer, at most 100 (default 30); invalid values give the default.",
+    }
+
+    def named_list(key: str, name_field: str) -> dict[str, Any]:
+        item = {
+            "type": "object",
+            "properties": {"id": {"type": "integer"}, name_field: {"type": "string"}},
+        }
+        return {"type": "object", "properties": {key: {"type": "array", "items": item}}}
+
+    def operation(summary: str, body: dict, params: list, id_name: str | None = None) -> dict:
+        parameters = list(params)
+        if id_name:
+            parameters.append(
+                {
+                    "name": id_name,
+                    "in": "path",
+                    "required": True,
+                    "schema": {"type": "string", "pattern": "^[0-9]{1,20}$"},
+                }
+            )
+        return {
+            "get": {
+                "operationId": "legacy_" + summary.lower().replace(" ", "_"),
+                "summary": summary,
+                "tags": ["legacy"],
+                "parameters": parameters,
+                "responses": {
+                    "200": {"description": "OK", "content": {"application/json": {"schema": body}}},
+                    "404": {"description": "Unknown id: Django's HTML 404."},
+                },
+            }
+        }
+
+    return {
+        "/entries.json": operation("Latest entries", entries, [items]),
+        "/entries/popular.json": operation("Popular entries", entries, [items]),
+        "/entries/{id}.json": operation(
+            "One entry", {"$ref": "#/components/schemas/LegacyEntry"}, [], "id"
+        ),
+        "/feeds.json": operation("Sources", named_list("feeds", "title"), []),
+        "/feeds/{id}.json": operation("Entries of a source", entries, [items], "id"),
+        "/tags.json": operation("Tags", named_list("tags", "name"), []),
+        "/tags/{id}.json": operation("Entries of a tag", entries, [items], "id"),
+    }
+
+
+def postprocess(result: dict[str, Any], generator, request, public) -> dict[str, Any]:
+    components = result.setdefault("components", {}).setdefault("schemas", {})
+    components["ErrorEnvelope"] = _ERROR_SCHEMA
+    components["LegacyEntry"] = _legacy_entry()
+    error_ref = {"$ref": "#/components/schemas/ErrorEnvelope"}
+    for path, operations in result.get("paths", {}).items():
+        if not path.startswith("/api/v1/"):
+            continue
+        for operation in operations.values():
+            responses = operation.setdefault("responses", {})
+            for status, description in _ERRORS.items():
+                responses.setdefault(
+                    status,
+                    {
+                        "description": description,
+                        "content": {"application/json": {"schema": error_ref}},
+                    },
+                )
+    result["paths"].update(_legacy_paths())
+    return result

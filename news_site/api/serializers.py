@@ -1,0 +1,251 @@
+"""Shapes of /api/v1: query parameters in, resources out. One shape per resource."""
+
+from typing import Any
+
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from news_site.news.models import Entry, Story
+
+LANGUAGES = ["sv", "en"]
+
+
+# Query parameters ------------------------------------------------------------------------
+
+
+class PageParams(serializers.Serializer):
+    page = serializers.IntegerField(min_value=1, max_value=10_000, default=1)
+    per_page = serializers.IntegerField(min_value=1, max_value=100, default=20)
+
+
+class ListParams(PageParams):
+    lang = serializers.ChoiceField(choices=LANGUAGES, default="sv")
+
+
+class EntryListParams(ListParams):
+    sort = serializers.ChoiceField(choices=["latest", "popular"], default="latest")
+
+
+class LangParams(serializers.Serializer):
+    lang = serializers.ChoiceField(choices=LANGUAGES, default="sv")
+
+
+class SearchParams(serializers.Serializer):
+    q = serializers.CharField(max_length=200, trim_whitespace=True)
+    limit = serializers.IntegerField(min_value=1, max_value=50, default=20)
+
+
+class EpisodeParams(serializers.Serializer):
+    include_transcript = serializers.BooleanField(default=False)
+
+
+# Request bodies --------------------------------------------------------------------------
+
+
+class LoginRequest(serializers.Serializer):
+    provider = serializers.ChoiceField(choices=["email", "apple", "google"])
+    email = serializers.EmailField(required=False, help_text="provider=email.")
+    code = serializers.RegexField(
+        r"^[0-9]{6}$",
+        required=False,
+        help_text="provider=email, second call: the six-digit code from the email.",
+    )
+    id_token = serializers.CharField(
+        required=False, max_length=8192, help_text="provider=apple or google: the ID token."
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["provider"] == "email" and "email" not in attrs:
+            raise serializers.ValidationError({"email": "required with provider=email"})
+        if attrs["provider"] != "email" and "id_token" not in attrs:
+            raise serializers.ValidationError({"id_token": "required with this provider"})
+        return attrs
+
+
+# Resources -------------------------------------------------------------------------------
+
+
+class FeedRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+
+
+class TagRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class OriginalContentSerializer(serializers.Serializer):
+    language = serializers.CharField(help_text="The source's language (ISO 639-1).")
+    title = serializers.CharField()
+    summary = serializers.CharField(help_text="Summary or excerpt in the source language.")
+
+
+class TranslatedContentSerializer(serializers.Serializer):
+    language = serializers.ChoiceField(choices=LANGUAGES, help_text="The requested `lang`.")
+    summary = serializers.CharField(
+        allow_blank=True,
+        help_text="The summary in `lang`; empty while none exists in that language.",
+    )
+
+
+class ContentSerializer(serializers.Serializer):
+    original = OriginalContentSerializer()
+    translated = TranslatedContentSerializer()
+
+
+def summary_in(entry: Entry, lang: str) -> str:
+    """The summary in `lang`: the Swedish one (sv), or the source's own when it is English."""
+    if lang == "sv":
+        return entry.summary_translated
+    return entry.summary_original if entry.language.startswith("en") else ""
+
+
+class EntrySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.URLField()
+    main_image_url = serializers.CharField(source="image_url", help_text="Empty when none.")
+    published_at = serializers.SerializerMethodField()
+    source_count = serializers.IntegerField()
+    click_count = serializers.IntegerField(
+        source="view_count", help_text="Deprecated: article views (the entry detail endpoint)."
+    )
+    popularity_score = serializers.FloatField(
+        source="view_count", help_text="What `sort=popular` orders by: article views."
+    )
+    platform_relevant = serializers.BooleanField()
+    feed = FeedRefSerializer()
+    content = serializers.SerializerMethodField()
+    tags = TagRefSerializer(many=True)
+
+    @extend_schema_field(OpenApiTypes.DATETIME)
+    def get_published_at(self, entry: Entry) -> str:
+        # Older records have no publication time; when we first listed them stands in.
+        return serializers.DateTimeField().to_representation(entry.published_at or entry.listed_at)
+
+    @extend_schema_field(ContentSerializer)
+    def get_content(self, entry: Entry) -> dict[str, Any]:
+        lang = self.context.get("lang", "sv")
+        return {
+            "original": {
+                "language": entry.language,
+                "title": entry.title,
+                "summary": entry.summary_original,
+            },
+            "translated": {"language": lang, "summary": summary_in(entry, lang)},
+        }
+
+
+class FeedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    site_url = serializers.CharField()
+    language = serializers.CharField()
+    entries_count = serializers.IntegerField()
+    is_following = serializers.SerializerMethodField()
+
+    def get_is_following(self, feed) -> bool:
+        return feed.pk in self.context.get("followed", ())
+
+
+class TagSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    slug = serializers.CharField(help_text="The tag's identifier in paths.")
+    entries_count = serializers.IntegerField()
+
+
+def story_url(story: Story) -> str:
+    slug = f"{story.pk}-{story.slug}" if story.slug else str(story.pk)
+    return reverse("api-story", kwargs={"story_id": slug})
+
+
+class StoryRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+    status = serializers.CharField()
+    url = serializers.SerializerMethodField()
+
+    def get_url(self, story: Story) -> str:
+        return self.context["request"].build_absolute_uri(story_url(story))
+
+
+class StorySerializer(StoryRefSerializer):
+    lead = serializers.CharField()
+    status = serializers.ChoiceField(choices=["active", "dormant"])
+    entries_count = serializers.IntegerField()
+    first_entry_published_at = serializers.DateTimeField(allow_null=True)
+    last_entry_published_at = serializers.DateTimeField(allow_null=True)
+    image_url = serializers.SerializerMethodField()
+
+    def get_image_url(self, story: Story) -> str | None:
+        return story.image_url or None
+
+
+class StoryDetailSerializer(StorySerializer):
+    body = serializers.CharField()
+    predecessor = serializers.SerializerMethodField()
+    successors = serializers.SerializerMethodField()
+    entries = serializers.SerializerMethodField()
+
+    @extend_schema_field(StoryRefSerializer(allow_null=True))
+    def get_predecessor(self, story: Story) -> dict | None:
+        if story.predecessor is None:
+            return None
+        return StoryRefSerializer(story.predecessor, context=self.context).data
+
+    @extend_schema_field(StoryRefSerializer(many=True))
+    def get_successors(self, story: Story) -> list:
+        return StoryRefSerializer(self.context["successors"], many=True, context=self.context).data
+
+    @extend_schema_field(EntrySerializer(many=True))
+    def get_entries(self, story: Story) -> list:
+        return EntrySerializer(self.context["entries"], many=True, context=self.context).data
+
+
+class EpisodeSerializer(serializers.Serializer):
+    episode_id = serializers.CharField()
+    title = serializers.CharField()
+    description = serializers.CharField()
+    published_on = serializers.DateField(allow_null=True)
+    duration_seconds = serializers.IntegerField(allow_null=True)
+    page_url = serializers.CharField()
+    audio_url = serializers.CharField()
+    cover_url = serializers.CharField()
+    cover_thumb_url = serializers.CharField()
+
+
+class ChapterSerializer(serializers.Serializer):
+    start_seconds = serializers.IntegerField()
+    title = serializers.CharField(allow_blank=True)
+    url = serializers.CharField(allow_blank=True)
+
+
+class SourceSerializer(serializers.Serializer):
+    title = serializers.CharField()
+    url = serializers.CharField()
+
+
+class EpisodeDetailSerializer(EpisodeSerializer):
+    chapters = ChapterSerializer(many=True)
+    sources = SourceSerializer(many=True)
+    transcript_url = serializers.CharField()
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text="Send as `Authorization: Bearer <token>`.")
+    token_type = serializers.CharField(default="Bearer")
+    expires_at = serializers.DateTimeField()
+    account_id = serializers.IntegerField()
+
+
+class CodeSentSerializer(serializers.Serializer):
+    status = serializers.CharField(default="code_sent")
+    expires_in = serializers.IntegerField(help_text="Seconds the emailed code stays valid.")
+
+
+class FollowSerializer(serializers.Serializer):
+    feed_id = serializers.IntegerField()
+    is_following = serializers.BooleanField()

@@ -1,0 +1,36 @@
+from django.urls import path, re_path
+from drf_spectacular.views import SpectacularAPIView
+
+from news_site.api import views
+from news_site.api.errors import not_found_view
+
+# Numeric ids have at most 20 digits; anything else falls through to the JSON 404.
+_ID = r"(?P<{}>[0-9]{{1,20}})"
+
+urlpatterns = [
+    path("schema", SpectacularAPIView.as_view(), name="api-schema"),
+    path("auth/login", views.LoginView.as_view()),
+    path("auth/logout", views.LogoutView.as_view()),
+    path("auth/account", views.AccountDeleteView.as_view()),
+    path("entries", views.EntryListView.as_view()),
+    path("entries/popular", views.EntryPopularView.as_view()),
+    path("entries/follows", views.EntryFollowsView.as_view()),
+    path("entries/search", views.EntrySearchView.as_view()),
+    re_path(rf"^entries/{_ID.format('entry_id')}$", views.EntryDetailView.as_view()),
+    path("feeds", views.FeedListView.as_view()),
+    re_path(rf"^feeds/{_ID.format('feed_id')}$", views.FeedDetailView.as_view()),
+    re_path(rf"^feeds/{_ID.format('feed_id')}/entries$", views.FeedEntriesView.as_view()),
+    re_path(rf"^feeds/{_ID.format('feed_id')}/follow$", views.FeedFollowView.as_view()),
+    path("tags", views.TagListView.as_view()),
+    re_path(r"^tags/(?P<slug>[-a-zA-Z0-9_]{1,60})$", views.TagDetailView.as_view()),
+    re_path(r"^tags/(?P<slug>[-a-zA-Z0-9_]{1,60})/entries$", views.TagEntriesView.as_view()),
+    path("stories", views.StoryListView.as_view()),
+    re_path(
+        r"^stories/(?P<story_id>[0-9]{1,20}(?:-[-a-zA-Z0-9_]{0,300})?)$",
+        views.StoryDetailView.as_view(),
+        name="api-story",
+    ),
+    path("podd_episodes", views.EpisodeListView.as_view()),
+    re_path(r"^podd_episodes/(?P<episode_id>[^\x00]{1,200})$", views.EpisodeDetailView.as_view()),
+    re_path(r"^(?P<path>.*)$", not_found_view),
+]

@@ -1,0 +1,541 @@
+"""The /api/v1 views. They only translate HTTP to selector and service calls and shapes."""
+
+from typing import Any
+
+from django.conf import settings
+from django.db.models import QuerySet
+from django.utils.cache import patch_cache_control, patch_vary_headers
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from news_site.accounts import services as accounts
+from news_site.accounts.oidc import id_token_verify
+from news_site.accounts.selectors import followed_feed_ids
+from news_site.api import selectors
+from news_site.api import serializers as shapes
+from news_site.api.errors import API_VERSION, ApiError, InvalidParameter, NotFound, first_error
+from news_site.api.filters import StoryFilter
+from news_site.api.services import entry_view_register
+from news_site.news.http import public
+from news_site.news.selectors import MAX_ID, entry_get, entry_list, entry_popular
+from news_site.search.selectors import entries_search
+from shared.http import client_ip
+from shared.ratelimit import Usage, apply_headers, usage_count
+
+
+class HasAccount(BasePermission):
+    message = "this endpoint needs 'Authorization: Bearer <token>'"
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        return request.user is not None
+
+
+# Schema pieces ---------------------------------------------------------------------------
+
+_Meta = inline_serializer(
+    "Meta",
+    {
+        "api_version": serializers.CharField(),
+        "lang": serializers.ChoiceField(choices=shapes.LANGUAGES, required=False),
+    },
+)
+_Pagination = inline_serializer(
+    "Pagination",
+    {
+        "page": serializers.IntegerField(),
+        "per_page": serializers.IntegerField(),
+        "has_more": serializers.BooleanField(help_text="Whether page + 1 has items."),
+        "next_page": serializers.IntegerField(allow_null=True),
+    },
+)
+
+
+def _list_schema(name: str, item: type[serializers.Serializer]) -> serializers.Serializer:
+    return inline_serializer(
+        f"{name}List", {"data": item(many=True), "pagination": _Pagination, "meta": _Meta}
+    )
+
+
+def _item_schema(name: str, item: type[serializers.Serializer]) -> serializers.Serializer:
+    return inline_serializer(f"{name}Envelope", {"data": item(), "meta": _Meta})
+
+
+_PAGE_PARAMS = [
+    OpenApiParameter("page", int, description="1-based page number (at most 10,000)."),
+    OpenApiParameter("per_page", int, description="Items per page, 1-100 (default 20)."),
+]
+_LANG_PARAM = OpenApiParameter(
+    "lang", str, enum=shapes.LANGUAGES, description="Language of `content.translated`."
+)
+
+
+# Plumbing --------------------------------------------------------------------------------
+
+
+def _params(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
+    params = serializer_class(data=request.query_params)
+    if not params.is_valid():
+        raise InvalidParameter(first_error(params.errors))
+    return params.validated_data
+
+
+def _meta(**extra: Any) -> dict[str, Any]:
+    return {"api_version": API_VERSION, **extra}
+
+
+def _int_id(raw: str) -> int:
+    value = int(raw)
+    if not 0 < value <= MAX_ID:
+        raise NotFound("not found")
+    return value
+
+
+class ApiView(APIView):
+    usage: Usage | None = None
+
+    def get_authenticate_header(self, request: Request) -> str:
+        # Always answer 401 (never 403) with a challenge when credentials are missing or bad.
+        return 'Bearer realm="api"'
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        patch_vary_headers(response, ["Authorization"])
+        if self.usage is not None:
+            apply_headers(response, self.usage)
+        if "Cache-Control" not in response:
+            personal = "HTTP_AUTHORIZATION" in request.META
+            if request.method == "GET" and response.status_code == 200 and not personal:
+                public(response)
+            elif request.method == "GET" and response.status_code == 200:
+                patch_cache_control(response, private=True, no_cache=True)
+            else:
+                patch_cache_control(response, no_store=True)
+        return response
+
+    def paginated(
+        self,
+        request: Request,
+        items: QuerySet,
+        serializer: type[serializers.Serializer],
+        params: dict[str, Any],
+        **context: Any,
+    ) -> Response:
+        page, per_page = params["page"], params["per_page"]
+        start = (page - 1) * per_page
+        # One row more than the page tells whether there is a next page without a COUNT.
+        rows = list(items[start : start + per_page + 1])
+        has_more = len(rows) > per_page
+        lang = params.get("lang")
+        data = serializer(
+            rows[:per_page], many=True, context={"request": request, "lang": lang, **context}
+        ).data
+        return Response(
+            {
+                "data": data,
+                "pagination": {
+                    "page": page,
+                    "per_page": per_page,
+                    "has_more": has_more,
+                    "next_page": page + 1 if has_more else None,
+                },
+                "meta": _meta(**({"lang": lang} if lang else {})),
+            }
+        )
+
+
+class AccountView(ApiView):
+    permission_classes = [HasAccount]
+
+
+# Entries ---------------------------------------------------------------------------------
+
+
+class EntryListView(ApiView):
+    @extend_schema(
+        operation_id="entries_list",
+        parameters=[
+            *_PAGE_PARAMS,
+            _LANG_PARAM,
+            OpenApiParameter("sort", str, enum=["latest", "popular"]),
+        ],
+        responses=_list_schema("Entry", shapes.EntrySerializer),
+        description="Relevant entries, newest first (or most viewed first with sort=popular).",
+    )
+    def get(self, request: Request) -> Response:
+        params = _params(shapes.EntryListParams, request)
+        entries = entry_popular() if params["sort"] == "popular" else entry_list()
+        return self.paginated(request, entries, shapes.EntrySerializer, params)
+
+
+class EntryPopularView(ApiView):
+    @extend_schema(
+        parameters=[*_PAGE_PARAMS, _LANG_PARAM],
+        responses=_list_schema("PopularEntry", shapes.EntrySerializer),
+        description="Relevant entries, most viewed first.",
+    )
+    def get(self, request: Request) -> Response:
+        params = _params(shapes.ListParams, request)
+        return self.paginated(request, entry_popular(), shapes.EntrySerializer, params)
+
+
+class EntryFollowsView(AccountView):
+    @extend_schema(
+        parameters=[*_PAGE_PARAMS, _LANG_PARAM],
+        responses=_list_schema("FollowedEntry", shapes.EntrySerializer),
+        description="Entries of the sources the caller follows, newest first. Bearer only.",
+    )
+    def get(self, request: Request) -> Response:
+        params = _params(shapes.ListParams, request)
+        entries = selectors.entry_followed_list(account_id=request.user.pk)
+        return self.paginated(request, entries, shapes.EntrySerializer, params)
+
+
+class EntryDetailView(ApiView):
+    @extend_schema(
+        parameters=[_LANG_PARAM],
+        responses=_item_schema("EntryDetail", shapes.EntrySerializer),
+        description=(
+            "One relevant entry. This is the article view behind `click_count` and popularity: "
+            "counted once per caller (account, else client address) and entry a day."
+        ),
+    )
+    def get(self, request: Request, entry_id: str) -> Response:
+        params = _params(shapes.LangParams, request)
+        entry = entry_get(entry_id=_int_id(entry_id), relevant_only=True)
+        if entry is None:
+            raise NotFound(f"no entry {entry_id}")
+        viewer = f"account:{request.user.pk}" if request.user else f"ip:{client_ip(request)}"
+        entry_view_register(entry_id=entry.pk, viewer=viewer)
+        data = shapes.EntrySerializer(entry, context={"lang": params["lang"]}).data
+        response = Response({"data": data, "meta": _meta(lang=params["lang"])})
+        # Every open must reach us to be counted, so no shared cache may answer it.
+        patch_cache_control(response, private=True, no_cache=True)
+        return response
+
+
+_SearchMeta = inline_serializer(
+    "SearchMeta",
+    {
+        "api_version": serializers.CharField(),
+        "mode": serializers.ChoiceField(choices=["semantic", "keyword"]),
+        "count": serializers.IntegerField(),
+    },
+)
+
+
+class EntrySearchView(ApiView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("q", str, required=True, description="The query (1-200 chars)."),
+            OpenApiParameter("limit", int, description="1-50, default 20."),
+        ],
+        responses=inline_serializer(
+            "SearchResult",
+            {"data": shapes.EntrySerializer(many=True), "meta": _SearchMeta},
+        ),
+        description=(
+            "A ranked top list (no pagination). Semantic search when embeddings are available "
+            "and find something, else keyword search; `meta.mode` says which. `lang` is ignored. "
+            "30 calls per 10 minutes per client address, then 429 with Retry-After."
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        self.usage = usage_count(
+            request,
+            group="news-search",
+            bucket=client_ip(request),
+            limit=settings.NEWS_SEARCH_RATE_LIMIT,
+            window_seconds=settings.NEWS_SEARCH_RATE_WINDOW_SECONDS,
+            policy="search",
+        )
+        if self.usage.exceeded:
+            raise ApiError("too many searches: try again later", type="rate_limited", status=429)
+        params = _params(shapes.SearchParams, request)
+        entries, mode = entries_search(query=params["q"], limit=params["limit"])
+        data = shapes.EntrySerializer(entries, many=True, context={"lang": "sv"}).data
+        return Response({"data": data, "meta": _meta(mode=mode, count=len(data))})
+
+
+# Feeds -----------------------------------------------------------------------------------
+
+
+def _followed(request: Request) -> set[int]:
+    return followed_feed_ids(account_id=request.user.pk) if request.user else set()
+
+
+def _feed(feed_id: str):
+    feed = selectors.feed_list_counted().filter(pk=_int_id(feed_id)).first()
+    if feed is None:
+        raise NotFound(f"no source {feed_id}")
+    return feed
+
+
+class FeedListView(ApiView):
+    @extend_schema(
+        operation_id="feeds_list",
+        parameters=_PAGE_PARAMS,
+        responses=_list_schema("Feed", shapes.FeedSerializer),
+        description=(
+            "Active sources. `entries_count` counts relevant entries; `is_following` is true "
+            "only for the authenticated caller's follows."
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        params = _params(shapes.PageParams, request)
+        feeds = selectors.feed_list_counted()
+        return self.paginated(
+            request, feeds, shapes.FeedSerializer, params, followed=_followed(request)
+        )
+
+
+class FeedDetailView(ApiView):
+    @extend_schema(responses=_item_schema("FeedDetail", shapes.FeedSerializer))
+    def get(self, request: Request, feed_id: str) -> Response:
+        feed = _feed(feed_id)
+        data = shapes.FeedSerializer(feed, context={"followed": _followed(request)}).data
+        return Response({"data": data, "meta": _meta()})
+
+
+class FeedEntriesView(ApiView):
+    @extend_schema(
+        parameters=[*_PAGE_PARAMS, _LANG_PARAM],
+        responses=_list_schema("FeedEntry", shapes.EntrySerializer),
+    )
+    def get(self, request: Request, feed_id: str) -> Response:
+        params = _params(shapes.ListParams, request)
+        feed = _feed(feed_id)
+        return self.paginated(request, entry_list(feed=feed), shapes.EntrySerializer, params)
+
+
+_FOLLOW_RESPONSE = _item_schema("FollowState", shapes.FollowSerializer)
+
+
+class FeedFollowView(AccountView):
+    @extend_schema(
+        request=None,
+        responses=_FOLLOW_RESPONSE,
+        description="Follow the source (idempotent): 200 with `is_following: true`.",
+    )
+    def post(self, request: Request, feed_id: str) -> Response:
+        feed = _feed(feed_id)
+        accounts.follow_create(account=request.user, feed=feed)
+        return Response({"data": {"feed_id": feed.pk, "is_following": True}, "meta": _meta()})
+
+    @extend_schema(
+        request=None,
+        responses=_FOLLOW_RESPONSE,
+        description="Unfollow the source (idempotent): 200 with `is_following: false`.",
+    )
+    def delete(self, request: Request, feed_id: str) -> Response:
+        feed = _feed(feed_id)
+        accounts.follow_delete(account=request.user, feed=feed)
+        return Response({"data": {"feed_id": feed.pk, "is_following": False}, "meta": _meta()})
+
+
+# Tags ------------------------------------------------------------------------------------
+
+
+def _tag(slug: str):
+    tag = selectors.tag_list_with_entries().filter(slug=slug).first()
+    if tag is None:
+        raise NotFound(f"no tag '{slug[:60]}' with articles")
+    return tag
+
+
+class TagListView(ApiView):
+    @extend_schema(
+        operation_id="tags_list",
+        parameters=_PAGE_PARAMS,
+        responses=_list_schema("Tag", shapes.TagSerializer),
+        description="Tags that have relevant entries, by name.",
+    )
+    def get(self, request: Request) -> Response:
+        params = _params(shapes.PageParams, request)
+        tags = selectors.tag_list_with_entries()
+        return self.paginated(request, tags, shapes.TagSerializer, params)
+
+
+class TagDetailView(ApiView):
+    @extend_schema(responses=_item_schema("TagDetail", shapes.TagSerializer))
+    def get(self, request: Request, slug: str) -> Response:
+        return Response({"data": shapes.TagSerializer(_tag(slug)).data, "meta": _meta()})
+
+
+class TagEntriesView(ApiView):
+    @extend_schema(
+        parameters=[*_PAGE_PARAMS, _LANG_PARAM],
+        responses=_list_schema("TagEntry", shapes.EntrySerializer),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        params = _params(shapes.ListParams, request)
+        tag = _tag(slug)
+        return self.paginated(request, entry_list(tag=tag), shapes.EntrySerializer, params)
+
+
+# Stories ---------------------------------------------------------------------------------
+
+
+class StoryListView(ApiView):
+    @extend_schema(
+        operation_id="stories_list",
+        parameters=[
+            *_PAGE_PARAMS,
+            OpenApiParameter("status", str, enum=["active", "dormant"]),
+        ],
+        responses=_list_schema("Story", shapes.StorySerializer),
+        description="Stories, most recently updated first.",
+    )
+    def get(self, request: Request) -> Response:
+        params = _params(shapes.PageParams, request)
+        stories = StoryFilter(request.query_params, queryset=selectors.story_list())
+        if not stories.is_valid():
+            raise InvalidParameter(first_error(stories.errors))
+        return self.paginated(request, stories.qs, shapes.StorySerializer, params)
+
+
+class StoryDetailView(ApiView):
+    @extend_schema(
+        parameters=[_LANG_PARAM],
+        responses=_item_schema("StoryDetail", shapes.StoryDetailSerializer),
+        description="`:id` is the id or `<id>-<slug>` (the slug is not checked).",
+    )
+    def get(self, request: Request, story_id: str) -> Response:
+        params = _params(shapes.LangParams, request)
+        story = selectors.story_get(story_id=_int_id(story_id.split("-", 1)[0]))
+        if story is None:
+            raise NotFound(f"no story {story_id[:80]}")
+        context = {
+            "request": request,
+            "lang": params["lang"],
+            "successors": selectors.story_successors(story=story),
+            "entries": selectors.story_entries(story=story),
+        }
+        data = shapes.StoryDetailSerializer(story, context=context).data
+        return Response({"data": data, "meta": _meta(lang=params["lang"])})
+
+
+# Podcast ---------------------------------------------------------------------------------
+
+
+class EpisodeListView(ApiView):
+    @extend_schema(
+        operation_id="podd_episodes_list",
+        parameters=_PAGE_PARAMS,
+        responses=_list_schema("Episode", shapes.EpisodeSerializer),
+        description="Podcast episodes, newest first.",
+    )
+    def get(self, request: Request) -> Response:
+        params = _params(shapes.PageParams, request)
+        return self.paginated(request, selectors.episode_list(), shapes.EpisodeSerializer, params)
+
+
+class EpisodeDetailView(ApiView):
+    @extend_schema(
+        parameters=[OpenApiParameter("include_transcript", bool)],
+        responses=_item_schema("EpisodeDetail", shapes.EpisodeDetailSerializer),
+        description=(
+            "`:id` is the episode_id. With include_transcript=true, `transcript` holds the "
+            "stored transcript text (null until it has been fetched)."
+        ),
+    )
+    def get(self, request: Request, episode_id: str) -> Response:
+        params = _params(shapes.EpisodeParams, request)
+        episode = selectors.episode_get(episode_id=episode_id)
+        if episode is None:
+            raise NotFound(f"no episode '{episode_id[:100]}'")
+        data = shapes.EpisodeDetailSerializer(episode).data
+        if params["include_transcript"]:
+            data["transcript"] = selectors.episode_transcript(episode=episode)
+        return Response({"data": data, "meta": _meta()})
+
+
+# Authentication --------------------------------------------------------------------------
+
+
+class LoginView(ApiView):
+    @extend_schema(
+        request=shapes.LoginRequest,
+        responses={
+            200: _item_schema("LoginToken", shapes.TokenSerializer),
+            202: _item_schema("LoginCodeSent", shapes.CodeSentSerializer),
+        },
+        description=(
+            "`provider=email`: the first call (`email`) emails a six-digit code and answers 202; "
+            "the second (`email` + `code`) answers 200 with a token. Codes expire after 10 "
+            "minutes, work once, and die after 5 wrong tries. `provider=apple|google`: "
+            "`id_token` is the provider's OpenID Connect ID token."
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        body = shapes.LoginRequest(data=request.data)
+        if not body.is_valid():
+            raise InvalidParameter(first_error(body.errors))
+        login = body.validated_data
+        try:
+            if login["provider"] == "email" and "code" not in login:
+                return self._send_code(request, login["email"])
+            if login["provider"] == "email":
+                account = accounts.login_code_verify(email=login["email"], code=login["code"])
+            else:
+                claims = id_token_verify(
+                    provider_name=login["provider"], id_token=login["id_token"]
+                )
+                email = claims.get("email", "") if claims.get("email_verified") else ""
+                account = accounts.account_for_identity(
+                    provider=login["provider"], subject=str(claims["sub"]), email=email
+                )
+        except accounts.LoginFailed as exc:
+            status = 503 if exc.code == "provider_unavailable" else 401
+            if exc.code == "provider_not_configured":
+                status = 400
+            raise ApiError(exc.message, type=exc.code, status=status) from exc
+        raw, token = accounts.token_issue(account=account)
+        data = {
+            "token": raw,
+            "token_type": "Bearer",
+            "expires_at": serializers.DateTimeField().to_representation(token.expires_at),
+            "account_id": account.pk,
+        }
+        return Response({"data": data, "meta": _meta()})
+
+    def _send_code(self, request: Request, email: str) -> Response:
+        self.usage = usage_count(
+            request,
+            group="news-login-code",
+            bucket=accounts.email_normalize(email),
+            limit=settings.NEWS_LOGIN_CODES_PER_HOUR,
+            window_seconds=3600,
+            policy="login-code",
+        )
+        if self.usage.exceeded:
+            raise ApiError(
+                "too many codes for this address: try again later", type="rate_limited", status=429
+            )
+        accounts.login_code_send(email=email)
+        data = {"status": "code_sent", "expires_in": settings.NEWS_LOGIN_CODE_SECONDS}
+        return Response({"data": data, "meta": _meta()}, status=202)
+
+
+class LogoutView(AccountView):
+    @extend_schema(
+        request=None,
+        responses={204: None},
+        description="Invalidates the token of this request (other devices stay logged in).",
+    )
+    def post(self, request: Request) -> Response:
+        accounts.token_revoke(token=request.auth)
+        return Response(status=204)
+
+
+class AccountDeleteView(AccountView):
+    @extend_schema(
+        responses={204: None},
+        description="Deletes the account, its logins, tokens and follows for good.",
+    )
+    def delete(self, request: Request) -> Response:
+        accounts.account_delete(account=request.user)
+        return Response(status=204)

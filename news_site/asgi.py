@@ -1,0 +1,19 @@
+"""ASGI entry point of the news service: Django behind a per-process cache of public responses,
+with the MCP tool server at /mcp."""
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "news_site.settings")
+# Django must be set up before the tool server's modules import models.
+django_application = get_asgi_application()
+
+from django.conf import settings  # noqa: E402
+
+from news_site.mcp.asgi import mcp_application  # noqa: E402
+from news_site.responsecache import PublicResponseCache  # noqa: E402
+
+application = mcp_application(
+    fallback=PublicResponseCache(django_application, seconds=settings.NEWS_RESPONSE_CACHE_SECONDS)
+)

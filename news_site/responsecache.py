@@ -1,0 +1,144 @@
+"""A per-process cache of public responses, in front of Django (ASGI).
+
+The public read surfaces (legacy JSON, markdown, RSS) are the same for every caller and say so
+with `Cache-Control: public, max-age=N`. Serving a repeat of one from memory skips Django's
+request cycle entirely, which is most of what a request costs. Only such responses are kept:
+status 200, `public` with a positive `max-age`, no `Set-Cookie`, no `private`/`no-store`, at
+most `MAX_BODY` bytes. A request with a cookie, an `Authorization` header or a conditional
+header always goes to Django. Entries live `NEWS_RESPONSE_CACHE_SECONDS` (default 10) and are
+keyed by path, query string and the request headers the response `Vary`s on. One request at a
+time refreshes an expired entry; meanwhile the others get the expired copy, which is still
+within the `max-age` the application gave it.
+
+A hit says how old it is (`Age`) and lowers `max-age` by that much, so a cache in front (nginx)
+never keeps a page longer than the application allowed in the first place.
+"""
+
+import re
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+MAX_ENTRIES = 2000
+MAX_BODY = 1 << 20
+_MAX_AGE = re.compile(rb"max-age=(\d+)")
+_BYPASS = {b"cookie", b"authorization", b"if-none-match", b"if-modified-since"}
+
+
+@dataclass
+class _Entry:
+    status: int
+    headers: list[tuple[bytes, bytes]]
+    body: bytes
+    stored_at: float
+    max_age: int
+
+
+class PublicResponseCache:
+    def __init__(self, app: ASGIApp, *, seconds: int) -> None:
+        self.app = app
+        self.seconds = seconds
+        self.entries: OrderedDict[tuple, _Entry] = OrderedDict()
+        # The request headers each (path, query) varies on, learnt from its responses.
+        self.vary: dict[tuple[str, bytes], tuple[bytes, ...]] = {}
+        self.refreshing: set[tuple] = set()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not self._cacheable_request(scope):
+            await self.app(scope, receive, send)
+            return
+        base = (scope["path"], scope["query_string"])
+        headers = dict(scope["headers"])
+        vary = self.vary.get(base, ())
+        key = (*base, *(headers.get(name, b"") for name in vary))
+        entry = self.entries.get(key)
+        now = time.monotonic()
+        if entry is not None:
+            age = now - entry.stored_at
+            # While one request refreshes an expired page, the others get the copy they had,
+            # still within the application's max-age, instead of all rendering it at once.
+            if age < self.seconds or (key in self.refreshing and age < entry.max_age):
+                self.entries.move_to_end(key)
+                await _replay(entry, now, send)
+                return
+        self.refreshing.add(key)
+        try:
+            await self.app(scope, receive, self._recorder(scope, base, headers, send))
+        finally:
+            self.refreshing.discard(key)
+
+    def _cacheable_request(self, scope: Scope) -> bool:
+        return (
+            self.seconds > 0
+            and scope["type"] == "http"
+            and scope["method"] == "GET"
+            and not any(name in _BYPASS for name, _value in scope["headers"])
+        )
+
+    def _recorder(self, scope: Scope, base: tuple, request_headers: dict, send: Send) -> Send:
+        start: Message = {}
+        chunks: list[bytes] = []
+
+        async def record(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                start = message
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    self._store(base, request_headers, start, b"".join(chunks))
+            await send(message)
+
+        return record
+
+    def _store(self, base: tuple, request_headers: dict, start: Message, body: bytes) -> None:
+        headers = start.get("headers", [])
+        max_age = _storable_max_age(start.get("status", 0), headers, len(body))
+        if max_age is None:
+            return
+        vary = tuple(
+            sorted(
+                name.strip().lower().encode()
+                for value in (v for n, v in headers if n.lower() == b"vary")
+                for name in value.decode("latin-1").split(",")
+                if name.strip()
+            )
+        )
+        if b"*" in vary:
+            return
+        self.vary[base] = vary
+        key = (*base, *(request_headers.get(name, b"") for name in vary))
+        self.entries[key] = _Entry(start["status"], list(headers), body, time.monotonic(), max_age)
+        self.entries.move_to_end(key)
+        while len(self.entries) > MAX_ENTRIES:
+            self.entries.popitem(last=False)
+
+
+def _storable_max_age(status: int, headers: list[tuple[bytes, bytes]], size: int) -> int | None:
+    if status != 200 or size > MAX_BODY:
+        return None
+    control = b",".join(v for n, v in headers if n.lower() == b"cache-control").lower()
+    if any(n.lower() == b"set-cookie" for n, _v in headers):
+        return None
+    if b"public" not in control or b"private" in control or b"no-store" in control:
+        return None
+    match = _MAX_AGE.search(control)
+    max_age = int(match[1]) if match else 0
+    return max_age if max_age > 0 else None
+
+
+async def _replay(entry: _Entry, now: float, send: Send) -> None:
+    age = int(now - entry.stored_at)
+    headers = []
+    for name, value in entry.headers:
+        lowered = name.lower()
+        if lowered == b"cache-control":
+            value = _MAX_AGE.sub(b"max-age=%d" % max(0, entry.max_age - age), value)
+        elif lowered == b"age":
+            continue
+        headers.append((name, value))
+    headers.append((b"age", str(age).encode()))
+    await send({"type": "http.response.start", "status": entry.status, "headers": headers})
+    await send({"type": "http.response.body", "body": entry.body})

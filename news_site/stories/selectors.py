@@ -1,0 +1,42 @@
+"""Reads of story watch."""
+
+from datetime import datetime
+
+from django.db.models import QuerySet
+
+from news_site.news.models import Entry, FeedKind, Story
+
+# Enough recent entries for stable document frequencies, few enough to read on every run.
+IDF_SAMPLE_SIZE = 5000
+
+
+def entries_due_for_story() -> QuerySet[Entry]:
+    """Vendor-relevant articles not in a story yet, oldest first, so stories grow in the order
+    their events unfolded."""
+    return (
+        Entry.objects.filter(
+            story__isnull=True, platform_relevant=True, feed__kind=FeedKind.ARTICLES
+        )
+        .select_related("feed")
+        .order_by("listed_at", "id")
+    )
+
+
+def entries_for_idf() -> QuerySet[Entry]:
+    return Entry.objects.filter(platform_relevant=True).order_by("-listed_at")[:IDF_SAMPLE_SIZE]
+
+
+def stories_since(*, moment: datetime) -> QuerySet[Story]:
+    """Stories whose newest member is at or after `moment`: the candidates of one run."""
+    return Story.objects.filter(last_entry_published_at__gte=moment).order_by("id")
+
+
+def story_members(*, story: Story) -> QuerySet[Entry]:
+    return story.entries.select_related("feed").order_by("listed_at", "id")
+
+
+def entry_text(entry: Entry) -> str:
+    """What clustering reads of an entry: its title and both summaries."""
+    return "\n".join(
+        part for part in (entry.title, entry.summary_original, entry.summary_translated) if part
+    )

@@ -1,0 +1,103 @@
+"""The per-process cache of public responses, on gunicorn with uvicorn workers as deployed."""
+
+import time
+
+import httpx
+import pytest
+from django.conf import settings as django_settings
+
+from tests.conftest import Gunicorn, database_url_for_subprocess
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def served(make_feed, make_entry):
+    feed = make_feed()
+    first = make_entry(feed, title="Första nyheten")
+    env = {
+        "NEWS_DATABASE_URL": database_url_for_subprocess(django_settings.DATABASES["default"]),
+        "SECRET_KEY": "test-secret",
+        "SECURE_SSL_REDIRECT": "false",
+        "NEWS_RESPONSE_CACHE_SECONDS": "2",
+    }
+    server = Gunicorn(
+        "news_site.asgi:application", env, workers=1, worker_class="uvicorn_worker.UvicornWorker"
+    )
+    try:
+        server.wait_ready("/entries.json")
+        yield server, feed, first
+    finally:
+        server.stop()
+
+
+def titles(response: httpx.Response) -> list[str]:
+    return [entry["title"] for entry in response.json()["entries"]]
+
+
+def test_a_public_page_is_served_from_memory_until_it_expires(served, make_entry):
+    server, feed, _first = served
+    before = httpx.get(f"{server.url}/entries.json")
+    make_entry(feed, title="Andra nyheten")
+
+    cached = httpx.get(f"{server.url}/entries.json")
+    time.sleep(2.2)
+    fresh = httpx.get(f"{server.url}/entries.json")
+
+    assert titles(cached) == titles(before) == ["Första nyheten"]
+    assert "age" in cached.headers
+    assert "Andra nyheten" in titles(fresh)
+
+
+def test_a_hit_lowers_max_age_by_its_age(served):
+    server, _feed, _first = served
+    httpx.get(f"{server.url}/entries.json")
+    time.sleep(1.1)
+
+    hit = httpx.get(f"{server.url}/entries.json")
+
+    age = int(hit.headers["age"])
+    assert age >= 1
+    assert hit.headers["cache-control"] == f"public, max-age={60 - age}"
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{"Cookie": "sessionid=abc"}, {"Authorization": "Bearer x"}, {"If-None-Match": '"x"'}],
+)
+def test_requests_with_credentials_or_conditions_go_to_the_application(served, make_entry, headers):
+    server, feed, _first = served
+    httpx.get(f"{server.url}/entries.json")
+    make_entry(feed, title="Andra nyheten")
+
+    response = httpx.get(f"{server.url}/entries.json", headers=headers)
+
+    assert "age" not in response.headers
+    assert "Andra nyheten" in titles(response)
+
+
+def test_variants_negotiated_by_accept_are_kept_apart(served):
+    server, _feed, first = served
+    url = f"{server.url}/entries/{first.pk}"
+    markdown = httpx.get(url, headers={"Accept": "text/markdown"})
+    html = httpx.get(url, headers={"Accept": "text/html"})
+
+    again_markdown = httpx.get(url, headers={"Accept": "text/markdown"})
+    again_html = httpx.get(url, headers={"Accept": "text/html"})
+
+    assert markdown.headers["content-type"].startswith("text/markdown")
+    assert html.headers["content-type"].startswith("text/html")
+    assert "age" in again_markdown.headers and "age" in again_html.headers
+    assert again_markdown.text == markdown.text
+    assert again_html.text == html.text
+    assert again_markdown.headers["content-type"] == markdown.headers["content-type"]
+
+
+def test_errors_and_private_pages_are_never_kept(served):
+    server, _feed, _first = served
+    for _ in range(2):
+        missing = httpx.get(f"{server.url}/entries/999999.json")
+        admin = httpx.get(f"{server.url}/admin/login/")
+        assert missing.status_code == 404
+        assert "age" not in missing.headers
+        assert "age" not in admin.headers
