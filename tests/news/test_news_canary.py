@@ -1,8 +1,8 @@
 """The canary: a sentence that exists only in an article's full text appears on no surface.
 
 The full text is read while summarising (the model gets it) and is never stored or shown.
-Surfaces checked: legacy JSON, markdown, the HTML pages, /llms.txt and RSS. When /api/v1 and
-the MCP server land, add their paths to SURFACES.
+Surfaces checked here: legacy JSON, markdown, the HTML pages, /llms.txt, RSS and /api/v1; the
+tool server is checked in tests/news/mcp/test_news_mcp_canary.py.
 """
 
 import pytest
@@ -26,6 +26,12 @@ SURFACES = [
     "/llms.txt",
     "/entries.rss",
     "/",
+    "/api/v1/entries",
+    "/api/v1/entries/popular",
+    "/api/v1/entries/{id}",
+    "/api/v1/entries/search?q=iPhone",
+    "/api/v1/feeds/{feed}/entries",
+    "/api/v1/stories",
 ]
 
 

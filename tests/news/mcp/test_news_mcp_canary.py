@@ -1,0 +1,56 @@
+"""The canary on the tool server: a sentence only in an article's full text is in no answer."""
+
+import json
+
+import pytest
+
+from news_site.news.models import Entry
+from news_site.news.services import feed_add, ingest_run
+from news_site.news.summarise import ChatModel
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+CANARY = "Kanariefågeln sjunger bara i originaltexten 9c1e."
+
+
+def test_the_full_text_read_for_the_model_is_in_no_tool_answer(
+    mcp_server, server, private_fetching, fake_model, rss
+):
+    server.respond(
+        "/a/1",
+        body=f"<html><body><p>Apple visar en ny iPhone.</p><p>{CANARY}</p></body></html>".encode(),
+        headers={"Content-Type": "text/html"},
+    )
+    server.respond(
+        "/feed.xml",
+        body=rss(
+            [
+                {
+                    "guid": "1",
+                    "link": server.url("/a/1"),
+                    "title": "Apple visar iPhone",
+                    "description": "Apple visar en ny iPhone.",
+                }
+            ]
+        ),
+    )
+    feed_add(url=server.url("/feed.xml"), language="sv")
+    model = ChatModel.from_settings()
+    ingest_run(model=model)
+    model.close()
+    entry = Entry.objects.get()
+    assert CANARY in fake_model.requests[0]["messages"][1]["content"]
+
+    calls = [
+        ("latest_news", {}),
+        ("popular_news", {}),
+        ("get_entry", {"entry_id": entry.pk}),
+        ("search_news", {"query": "iPhone"}),
+        ("latest_stories", {}),
+    ]
+    for name, arguments in calls:
+        result = mcp_server.call(name, arguments)
+        answer = json.dumps(result.model_dump(mode="json"), ensure_ascii=False)
+        assert "iPhone" in answer or name == "latest_stories", name
+        assert "Kanariefågeln" not in answer, name
+        assert "9c1e" not in answer, name
