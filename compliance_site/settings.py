@@ -3,17 +3,12 @@
 from pathlib import Path
 
 from shared.env import env_int, env_str
-from shared.settings_base import VAR_DIR, base_settings
+from shared.settings_base import DJANGO_APPS, VAR_DIR, base_settings
 
 globals().update(base_settings(project="compliance", db_env="COMPLIANCE_DATABASE_URL"))
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
-    "django.contrib.auth",
-    "django.contrib.contenttypes",
-    "django.contrib.sessions",
-    "django.contrib.messages",
-    "django.contrib.staticfiles",
+    *DJANGO_APPS,
     "rest_framework",
     "drf_spectacular",
     "django_ratelimit",

@@ -1,17 +1,12 @@
 """Settings of the news aggregation service, all from the environment (see README)."""
 
 from shared.env import env_bool, env_int, env_list, env_str
-from shared.settings_base import base_settings
+from shared.settings_base import DJANGO_APPS, base_settings
 
 globals().update(base_settings(project="news", db_env="NEWS_DATABASE_URL"))
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
-    "django.contrib.auth",
-    "django.contrib.contenttypes",
-    "django.contrib.sessions",
-    "django.contrib.messages",
-    "django.contrib.staticfiles",
+    *DJANGO_APPS,
     "django.contrib.syndication",
     "django_tasks",
     "django_tasks_db",

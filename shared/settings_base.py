@@ -17,6 +17,16 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 # The quick start keeps its SQLite files and demo repository here (git-ignored).
 VAR_DIR = REPO_ROOT / "var"
 
+# The contrib apps both services use (admin for editors and operators).
+DJANGO_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+]
+
 _INSECURE_DEV_KEY = "insecure-development-key-do-not-use-in-production"
 
 
