@@ -49,6 +49,8 @@ NEWS_PUBLIC_CACHE_SECONDS = env_int("NEWS_PUBLIC_CACHE_SECONDS", 60)
 # How long each app process keeps public responses in memory (news_site/responsecache.py);
 # 0 turns that cache off.
 NEWS_RESPONSE_CACHE_SECONDS = env_int("NEWS_RESPONSE_CACHE_SECONDS", 10)
+# /readyz reports the ingest worker as stale when its last successful run is older than this.
+NEWS_WORKER_STALE_MINUTES = env_int("NEWS_WORKER_STALE_MINUTES", 30)
 
 # Feed fetching (every fetch goes through shared.fetch: SSRF rules, caps, deadlines).
 NEWS_FETCH_USER_AGENT = env_str(

@@ -38,7 +38,12 @@ def liveness(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"status": "ok"})
 
 
-def readiness_view(checks: dict[str, Check]) -> Callable[[HttpRequest], JsonResponse]:
+def readiness_view(
+    checks: dict[str, Check], reports: dict[str, Callable[[], dict]] | None = None
+) -> Callable[[HttpRequest], JsonResponse]:
+    """`checks` decide readiness; `reports` describe other parts (a background worker, say)
+    that the web process can serve without, so they show in the body but do not fail it."""
+
     @never_cache
     @require_safe
     def readiness(request: HttpRequest) -> JsonResponse:
@@ -54,9 +59,9 @@ def readiness_view(checks: dict[str, Check]) -> Callable[[HttpRequest], JsonResp
                 results[name] = {"ok": True}
             results[name]["ms"] = round((time.perf_counter() - started) * 1000, 1)
         ready = all(result["ok"] for result in results.values())
-        return JsonResponse(
-            {"status": "ok" if ready else "unavailable", "checks": results},
-            status=200 if ready else 503,
-        )
+        body = {"status": "ok" if ready else "unavailable", "checks": results}
+        for name, report in (reports or {}).items():
+            body[name] = report()
+        return JsonResponse(body, status=200 if ready else 503)
 
     return readiness

@@ -1,9 +1,11 @@
 """Reads of the news service. Every list is bounded and fetches its relations up front."""
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from django.db.models import F, Prefetch, Q, QuerySet
+from django.conf import settings
+from django.db.models import F, Max, Prefetch, Q, QuerySet
 from django.db.models.functions import Lower
+from django_tasks_db.models import DBTaskResult
 
 from news_site.news.models import (
     Entry,
@@ -139,3 +141,15 @@ def guide_list(*, page_type: str | None = None) -> QuerySet[ProductGuide]:
 
 def guide_get(*, slug: str) -> ProductGuide | None:
     return ProductGuide.objects.filter(is_published=True, slug=slug).first()
+
+
+def ingest_worker_status(*, now: datetime) -> dict:
+    """When a worker last finished an ingest run; stale after NEWS_WORKER_STALE_MINUTES."""
+    last = DBTaskResult.objects.filter(
+        task_path="news_site.news.tasks.ingest_task", status="SUCCESSFUL"
+    ).aggregate(last=Max("finished_at"))["last"]
+    stale_after = timedelta(minutes=settings.NEWS_WORKER_STALE_MINUTES)
+    return {
+        "ok": last is not None and now - last <= stale_after,
+        "last_successful_run": last.isoformat() if last else None,
+    }
