@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compliance_site.api.serializers import ChangeEventSerializer, VersionListItemSerializer
+from compliance_site.records.documents import JURISDICTIONS
 from compliance_site.records.models import ResourceVersion
 from compliance_site.records.services import reindex
 from tests.compliance.builders import ESA, state_payload
@@ -165,35 +166,7 @@ def test_limit_bounds_are_inclusive(api, feed):
 
 
 def test_default_limit_is_100(api, data_repo, run_reindex):
-    abbrs = sorted(
-        [
-            "AL",
-            "AK",
-            "AZ",
-            "AR",
-            "CA",
-            "CO",
-            "CT",
-            "DE",
-            "FL",
-            "GA",
-            "HI",
-            "ID",
-            "IL",
-            "IN",
-            "IA",
-            "KS",
-            "KY",
-            "LA",
-            "ME",
-            "MD",
-            "MA",
-            "MI",
-            "MN",
-            "MS",
-            "MO",
-        ]
-    )
+    abbrs = sorted(JURISDICTIONS)[:25]
     for abbr in abbrs:
         data_repo.write(abbr, state_payload(abbr, esa_program=ESA))
     data_repo.commit("Seed 25 states with ESA programs")
