@@ -8,7 +8,7 @@ COMPLIANCE_PORT ?= 8001
 PG_URL ?= postgres://postgres@127.0.0.1:5432
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: run test lint format bench clean mcp-conformance
+.PHONY: run run-prod test lint format bench clean mcp-conformance
 
 $(BIN)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ run: $(BIN)/.installed var/secret_key
 	$(BIN)/gunicorn compliance_site.wsgi --bind 127.0.0.1:$(COMPLIANCE_PORT) --workers 1 --threads 4 & \
 	echo "news: http://127.0.0.1:$(NEWS_PORT)/  compliance: http://127.0.0.1:$(COMPLIANCE_PORT)/api/v1/compliance/meta"; \
 	wait
+
+# The deployed stack on loopback from the shipped deploy/ configs: nginx with TLS (self-signed)
+# in front of gunicorn for both services, the news task worker, PostgreSQL and Redis.
+run-prod: $(BIN)/.installed var/secret_key
+	PG_URL="$(PG_URL)" bash scripts/run_prod.sh
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
@@ -68,9 +73,9 @@ test: lint
 	echo "== MCP conformance"; \
 	$(MAKE) --no-print-directory mcp-conformance
 
+# Every benchmark, then one table of figures and targets in benchmarks/RESULTS.md and the README.
 bench: $(BIN)/.installed
-	$(BIN)/python benchmarks/compliance_bench.py
-	$(BIN)/python benchmarks/news_bench.py
+	$(BIN)/python benchmarks/run_all.py
 
 clean:
 	rm -rf var

@@ -1,9 +1,10 @@
 """Benchmark of the news service's hot read paths with 100,000 entries in PostgreSQL.
 
 In one run, for /entries.json, /entries/:id.md and /entries.rss:
-- the ceiling: nginx serving the same response bytes as static files;
+- the ceiling: nginx serving the same response bytes as static files, over TLS;
 - gunicorn (2 workers) straight;
-- the deploy stack: nginx with deploy/nginx/news.conf (its cache) in front of that gunicorn.
+- the deploy stack: nginx with deploy/nginx/news.conf (TLS, its cache) in front of that
+  gunicorn, on loopback ports with a self-signed certificate.
 Targets: the stack at least 50 % of the ceiling, gunicorn at least 10 %, p99 under 50 ms.
 
 Usage: python benchmarks/news_bench.py [--entries 100000] [--seconds 8]
@@ -14,6 +15,7 @@ import argparse
 import os
 import random
 import shutil
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -28,6 +30,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks.loadgen import LoadResult, ensure_wrk, wrk  # noqa: E402
+from benchmarks.results import Figure, record  # noqa: E402
 
 PG = os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432")
 DB_NAME = "news_bench"
@@ -128,14 +131,41 @@ def nginx_binary() -> str:
     return path
 
 
-def nginx_config(work: Path, *, static_port: int, stack_port: int, app_port: int) -> Path:
-    site = (REPO_ROOT / "deploy" / "nginx" / "news.conf").read_text()
-    site = (
-        site.replace("server 127.0.0.1:8000;", f"server 127.0.0.1:{app_port};")
-        .replace("listen 80;", f"listen 127.0.0.1:{stack_port} reuseport;")
-        .replace("/var/cache/nginx/news", str(work / "cache"))
-        .replace("server_name news.example;", "server_name 127.0.0.1;")
+def certificate(work: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1, for the TLS the deployed site terminates."""
+    cert, key = work / "bench.pem", work / "bench.key"
+    subprocess.run(
+        [
+            *("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1"),
+            *("-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"),
+            *("-keyout", str(key), "-out", str(cert)),
+        ],
+        check=True,
+        capture_output=True,
     )
+    return cert, key
+
+
+def nginx_config(work: Path, *, static_port: int, stack_port: int, app_port: int) -> Path:
+    """The shipped site (TLS, cache, headers) on loopback ports, and a static server for the
+    ceiling, over TLS too so that both sides pay for it."""
+    cert, key = certificate(work)
+    site = (REPO_ROOT / "deploy" / "nginx" / "news.conf").read_text()
+    replacements = {
+        "server 127.0.0.1:8000;": f"server 127.0.0.1:{app_port};",
+        # The HTTP-to-HTTPS redirect server is not measured.
+        "listen 80;": f"listen 127.0.0.1:{free_port()};",
+        "listen 443 ssl http2;": f"listen 127.0.0.1:{stack_port} ssl reuseport;",
+        "/etc/ssl/certs/news.example.pem": str(cert),
+        "/etc/ssl/private/news.example.key": str(key),
+        "/var/cache/nginx/news": str(work / "cache"),
+        "/var/log/nginx/news.access.log": str(work / "access.log"),
+        "server_name news.example;": "server_name 127.0.0.1;",
+    }
+    for production, local in replacements.items():
+        if production not in site:
+            raise RuntimeError(f"deploy/nginx/news.conf no longer has {production!r}")
+        site = site.replace(production, local)
     (work / "news.conf").write_text(site)
     temp = "\n".join(
         f"{kind}_temp_path {work / kind};"
@@ -154,7 +184,9 @@ http {{
     keepalive_requests 100000;
     {temp}
     server {{
-        listen 127.0.0.1:{static_port} reuseport;
+        listen 127.0.0.1:{static_port} ssl reuseport;
+        ssl_certificate {cert};
+        ssl_certificate_key {key};
         root {work / "static"};
         location = /entries.json {{ default_type application/json; }}
         location = /entry.md {{ default_type "text/markdown; charset=utf-8"; }}
@@ -167,13 +199,16 @@ http {{
     return config
 
 
-def wait_for(url: str, process: subprocess.Popen, timeout: float = 30) -> None:
+def wait_for(
+    url: str, process: subprocess.Popen, timeout: float = 30, *, ca: Path | None = None
+) -> None:
+    verify = ssl.create_default_context(cafile=ca) if ca else True
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"{process.args[0]} exited with {process.returncode}")
         try:
-            httpx.get(url, timeout=2)
+            httpx.get(url, timeout=2, verify=verify)
             return
         except httpx.TransportError:
             time.sleep(0.2)
@@ -235,19 +270,19 @@ def main() -> int:
             work, static_port=static_port, stack_port=stack_port, app_port=app_port
         )
         server = subprocess.Popen([nginx, "-c", str(config), "-g", "daemon off;"])
-        wait_for(f"http://127.0.0.1:{static_port}/entries.json", server)
+        wait_for(f"https://127.0.0.1:{static_port}/entries.json", server, ca=work / "bench.pem")
 
         rows = []
         ok = True
         for path, static_name in paths.items():
             ceiling = wrk(
-                f"http://127.0.0.1:{static_port}{static_name}",
+                f"https://127.0.0.1:{static_port}{static_name}",
                 seconds=args.seconds,
                 connections=args.connections,
             )
             direct = wrk(app_url + path, seconds=args.seconds, connections=args.connections)
             stack = wrk(
-                f"http://127.0.0.1:{stack_port}{path}",
+                f"https://127.0.0.1:{stack_port}{path}",
                 seconds=args.seconds,
                 connections=args.connections,
             )
@@ -267,6 +302,19 @@ def main() -> int:
         print("|---|---|---|---|---|---|---|")
         for path, label, result, share, target, passed in rows:
             print(_row(path, label, result, share, target, passed))
+        record(
+            *(
+                Figure(
+                    f"news public reads, {args.entries:,} entries",
+                    f"`{path}`, {label}",
+                    f"{result.requests_per_second:,.0f} req/s, p99 {result.p99_ms:.1f} ms",
+                    ratio=f"{share:.0%} of static",
+                    target=f">= {target:.0%} of static, p99 < 50 ms" if target else "ceiling",
+                    met=passed if target else None,
+                )
+                for path, label, result, share, target, passed in rows
+            )
+        )
         return 0 if ok else 1
     finally:
         if server is not None:

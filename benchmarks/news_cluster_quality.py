@@ -17,6 +17,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
+from benchmarks.results import Figure, record  # noqa: E402
+
 TARGET_F1 = 0.9
 
 
@@ -51,6 +53,21 @@ def main() -> int:
                 f"sources, predecessor {story.predecessor_id}: {story.title}"
             )
         passed = min(quality.pairwise_f1, quality.bcubed_f1) >= TARGET_F1
+        record(
+            *(
+                Figure(
+                    "news story clustering",
+                    f"{kind} F1 ({quality.entries} labelled demo entries)",
+                    f"{value:.3f}",
+                    target=f">= {TARGET_F1}",
+                    met=value >= TARGET_F1,
+                )
+                for kind, value in (
+                    ("pairwise", quality.pairwise_f1),
+                    ("B-cubed", quality.bcubed_f1),
+                )
+            )
+        )
         print(f"target F1 >= {TARGET_F1}: {'met' if passed else 'NOT met'}")
         return 0 if passed else 1
 

@@ -23,6 +23,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks import news_bench  # noqa: E402
+from benchmarks.results import Figure, record  # noqa: E402
 
 # The news benchmark's fill, in a database of this benchmark's own.
 news_bench.DB_NAME = "news_mcp_bench"
@@ -112,6 +113,15 @@ def main() -> None:
                 print(
                     f"{concurrency} clients  {name:12} {rps:8.1f} calls/s  p99 {p99:6.1f} ms"
                     f"{verdict}  errors {failures}"
+                )
+                record(
+                    Figure(
+                        f"news MCP, {args.entries:,} entries",
+                        f"`{name}`, {concurrency} concurrent clients",
+                        f"{rps:,.0f} calls/s, p99 {p99:.1f} ms, {failures} errors",
+                        target="p99 < 50 ms" if name == "latest_news" else "",
+                        met=p99 < 50 and not failures if name == "latest_news" else None,
+                    )
                 )
     finally:
         server.terminate()

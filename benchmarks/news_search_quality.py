@@ -25,6 +25,8 @@ if not os.environ.get("NEWS_DATABASE_URL"):
 
 import django  # noqa: E402
 
+from benchmarks.results import Figure, record  # noqa: E402
+
 django.setup()
 
 from django.core.management import call_command  # noqa: E402
@@ -67,6 +69,17 @@ def main() -> None:
             row.append(f"{value:8.2f}")
         print(f"{item['query'][:40]:40} " + " ".join(row))
     print("mean recall@10: " + ", ".join(f"{m} {t / len(queries):.3f}" for m, t in totals.items()))
+    record(
+        *(
+            Figure(
+                "news search quality",
+                f"recall@10, {mode} ({connection.vendor}, {len(queries)} queries)",
+                f"{total / len(queries):.3f}",
+                target="measured",
+            )
+            for mode, total in totals.items()
+        )
+    )
     if not embeddings_available():
         print("semantic: not available (install the 'semantic' extra)")
 

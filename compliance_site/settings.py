@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from shared.env import env_int, env_str
-from shared.settings_base import DJANGO_APPS, VAR_DIR, base_settings
+from shared.settings_base import DJANGO_APPS, OBSERVABILITY_MIDDLEWARE, VAR_DIR, base_settings
 
 globals().update(base_settings(project="compliance", db_env="COMPLIANCE_DATABASE_URL"))
 
@@ -19,7 +19,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    *OBSERVABILITY_MIDDLEWARE,
     "django.middleware.security.SecurityMiddleware",
+    "shared.security.SurfaceCSPMiddleware",
     "compliance_site.access.middleware.ApiAccessMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -50,10 +52,17 @@ SPECTACULAR_SETTINGS = {
     ),
     "VERSION": "v1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Error responses, the Bearer scheme and the rate-limit headers (compliance_site/api/schema.py).
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "compliance_site.api.schema.postprocess",
+    ],
 }
 
 # The git repository of YAML files that `reindex` publishes.
 COMPLIANCE_DATA_REPO = Path(env_str("COMPLIANCE_DATA_REPO", str(VAR_DIR / "compliance-data")))
+# /metrics reports reindex results from the runs recorded in the database.
+METRICS_COLLECTORS = ["compliance_site.records.metrics.ReindexCollector"]
 COMPLIANCE_ANONYMOUS_RATE_PER_MINUTE = env_int("COMPLIANCE_ANONYMOUS_RATE_PER_MINUTE", 30)
 COMPLIANCE_DEFAULT_KEY_RATE_PER_MINUTE = 60
 COMPLIANCE_CURSOR_MAX_LENGTH = 512

@@ -3,10 +3,12 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 
 from shared.health import cache_check, database_check, liveness, readiness_view
+from shared.security import login_attempts_limited
 
 urlpatterns = [
     path("api/v1/compliance/", include("compliance_site.api.urls")),
     path("api/v1/compliance/schema", SpectacularAPIView.as_view(), name="schema"),
+    path("admin/login/", login_attempts_limited(admin.site.login)),
     path("admin/", admin.site.urls),
     path("healthz", liveness),
     path("readyz", readiness_view({"database": database_check, "cache": cache_check})),

@@ -1,5 +1,5 @@
 """ASGI entry point of the news service: Django behind a per-process cache of public responses,
-with the MCP tool server at /mcp."""
+with the MCP tool server at /mcp, all behind request ids, access lines and request metrics."""
 
 import os
 
@@ -13,7 +13,13 @@ from django.conf import settings  # noqa: E402
 
 from news_site.mcp.asgi import mcp_application  # noqa: E402
 from news_site.responsecache import PublicResponseCache  # noqa: E402
+from shared.observability import ObservedASGI  # noqa: E402
 
-application = mcp_application(
-    fallback=PublicResponseCache(django_application, seconds=settings.NEWS_RESPONSE_CACHE_SECONDS)
+# Outermost: every request gets its id, access line and latency, cache hits and /mcp included.
+application = ObservedASGI(
+    mcp_application(
+        fallback=PublicResponseCache(
+            django_application, seconds=settings.NEWS_RESPONSE_CACHE_SECONDS
+        )
+    )
 )

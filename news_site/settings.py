@@ -1,7 +1,12 @@
 """Settings of the news aggregation service, all from the environment (see README)."""
 
 from shared.env import env_bool, env_int, env_list, env_str
-from shared.settings_base import DJANGO_APPS, base_settings
+from shared.settings_base import (
+    API_CSP_DIRECTIVES,
+    DJANGO_APPS,
+    OBSERVABILITY_MIDDLEWARE,
+    base_settings,
+)
 
 globals().update(base_settings(project="news", db_env="NEWS_DATABASE_URL"))
 
@@ -16,7 +21,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    *OBSERVABILITY_MIDDLEWARE,
     "django.middleware.security.SecurityMiddleware",
+    "corsheaders.middleware.CorsMiddleware",
+    "shared.security.SurfaceCSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     # Strong ETags and 304s for every public GET, so clients and nginx can revalidate cheaply.
@@ -25,6 +33,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "shared.outages.DatabaseOutageMiddleware",
 ]
 
 ROOT_URLCONF = "news_site.urls"
@@ -51,6 +60,8 @@ NEWS_PUBLIC_CACHE_SECONDS = env_int("NEWS_PUBLIC_CACHE_SECONDS", 60)
 NEWS_RESPONSE_CACHE_SECONDS = env_int("NEWS_RESPONSE_CACHE_SECONDS", 10)
 # /readyz reports the ingest worker as stale when its last successful run is older than this.
 NEWS_WORKER_STALE_MINUTES = env_int("NEWS_WORKER_STALE_MINUTES", 30)
+# /metrics reports ingestion results from the task results the workers leave behind.
+METRICS_COLLECTORS = ["news_site.news.metrics.IngestCollector"]
 
 # Feed fetching (every fetch goes through shared.fetch: SSRF rules, caps, deadlines).
 NEWS_FETCH_USER_AGENT = env_str(
@@ -147,3 +158,31 @@ NEWS_STORY_LINK_DAYS = env_int("NEWS_STORY_LINK_DAYS", 30)
 INSTALLED_APPS += ["news_site.mcp"]
 ASGI_APPLICATION = "news_site.asgi.application"
 MCP_RATE_LIMIT = env_str("MCP_RATE_LIMIT", "30/m")
+# Hardening (shared/security.py, README "Security"). CORS (django-cors-headers) for the apps'
+# web views and agents only: /api/v1, the legacy JSON and the agent surfaces (Markdown,
+# llms.txt, RSS); never admin, and never /mcp, whose dispatcher sits in front of Django and
+# refuses foreign Origins. Any origin, without credentials: tokens travel in Authorization,
+# never in cookies, so `Access-Control-Allow-Origin: *` exposes nothing a page does not have.
+INSTALLED_APPS += ["corsheaders"]
+CORS_URLS_REGEX = r"^/(?:api/v1/.*|(?!admin/)[a-z0-9/-]+\.(?:json|md|rss)|llms\.txt)$"
+CORS_ALLOW_ALL_ORIGINS = True
+CORS_EXPOSE_HEADERS = [
+    "Retry-After",
+    "RateLimit",
+    "RateLimit-Policy",
+    "X-RateLimit-Limit",
+    "X-RateLimit-Remaining",
+    "X-RateLimit-Reset",
+]
+# The API policy plus what the HTML pages for people (`/`, `/entries/N`) need: their one inline
+# style block and the sources' images. Scripts, frames, forms and plugins stay forbidden.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        **API_CSP_DIRECTIVES,
+        "img-src": ["https:", "data:"],
+        "style-src": ["'unsafe-inline'"],
+    }
+}
+# Login calls (`POST /api/v1/auth/login`) per client IP, on top of the per-address code limits.
+NEWS_LOGIN_RATE_LIMIT = env_int("NEWS_LOGIN_RATE_LIMIT", 30)
+NEWS_LOGIN_RATE_WINDOW_SECONDS = env_int("NEWS_LOGIN_RATE_WINDOW_SECONDS", 600)

@@ -4,8 +4,10 @@ from django.utils import timezone
 
 from news_site.news.selectors import ingest_worker_status
 from shared.health import cache_check, database_check, liveness, readiness_view
+from shared.security import login_attempts_limited
 
 urlpatterns = [
+    path("admin/login/", login_attempts_limited(admin.site.login)),
     path("admin/", admin.site.urls),
     path("api/v1/", include("news_site.api.urls")),
     path("healthz", liveness),

@@ -61,7 +61,11 @@ def readiness_view(
         ready = all(result["ok"] for result in results.values())
         body = {"status": "ok" if ready else "unavailable", "checks": results}
         for name, report in (reports or {}).items():
-            body[name] = report()
+            try:
+                body[name] = report()
+            except Exception as exc:
+                # A report reads the database too; while it is down the checks still answer.
+                body[name] = {"ok": False, "error": type(exc).__name__}
         return JsonResponse(body, status=200 if ready else 503)
 
     return readiness

@@ -27,16 +27,24 @@ def bearer_token(request: HttpRequest) -> str | None:
 def client_ip(request: HttpRequest) -> str:
     """The client's address. Forwarded headers count only when the peer is a trusted proxy,
     so nobody can spoof their way around a per-IP limit."""
-    peer = request.META.get("REMOTE_ADDR", "")
+    return client_address(
+        request.META.get("REMOTE_ADDR", ""),
+        forwarded_for=request.META.get("HTTP_X_FORWARDED_FOR", ""),
+        real_ip=request.META.get("HTTP_X_REAL_IP", ""),
+    )
+
+
+def client_address(peer: str, *, forwarded_for: str, real_ip: str) -> str:
+    """`client_ip` from the peer's address and the two forwarding headers' values, for code
+    that sees a request before Django does (the news service's ASGI front)."""
     trusted = settings.TRUSTED_PROXIES
     if peer not in trusted:
         return peer
-    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
     # The rightmost address not added by one of our proxies is the client.
-    for candidate in reversed([part.strip() for part in forwarded.split(",") if part.strip()]):
+    for candidate in reversed([part.strip() for part in forwarded_for.split(",") if part.strip()]):
         if candidate not in trusted and _is_ip(candidate):
             return candidate
-    real_ip = request.META.get("HTTP_X_REAL_IP", "").strip()
+    real_ip = real_ip.strip()
     return real_ip if _is_ip(real_ip) else peer
 
 

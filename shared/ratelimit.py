@@ -9,6 +9,8 @@ from django.http import HttpRequest, HttpResponseBase
 from django_ratelimit.core import get_usage
 from redis.exceptions import RedisError
 
+from shared.metrics import RATE_LIMIT_REJECTIONS, RATE_LIMIT_UNCOUNTED
+
 logger = logging.getLogger(__name__)
 
 
@@ -48,14 +50,19 @@ def usage_count(
         )
     except RedisError as exc:
         logger.warning("rate limit not counted, the shared cache is unreachable: %s", exc)
+        RATE_LIMIT_UNCOUNTED.labels(policy=policy).inc()
         return None
-    return Usage(
+    result = Usage(
         policy=policy,
         limit=limit,
         window_seconds=window_seconds,
         count=usage["count"],
         reset_in=max(1, int(usage["time_left"])),
     )
+    if result.exceeded:
+        # Every caller refuses an exceeded request with 429, so this counts the refusals.
+        RATE_LIMIT_REJECTIONS.labels(policy=policy).inc()
+    return result
 
 
 def apply_headers(response: HttpResponseBase, usage: Usage) -> None:

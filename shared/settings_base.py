@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import dj_database_url
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from shared.env import env_bool, env_int, env_list, env_str
+from shared.logs import logging_config
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The quick start keeps its SQLite files and demo repository here (git-ignored).
@@ -26,6 +28,24 @@ DJANGO_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
 ]
+
+# A JSON, Markdown or RSS response loads nothing and may not be framed.
+API_CSP_DIRECTIVES = {
+    "default-src": [NONE],
+    "base-uri": [NONE],
+    "form-action": [NONE],
+    "frame-ancestors": [NONE],
+}
+# The admin's CSS, JS and icons come from /static/ on the same origin; its scripts are files
+# (no inline script), so neither 'unsafe-inline' nor a nonce is needed.
+ADMIN_CSP_DIRECTIVES = {
+    "default-src": [SELF],
+    "img-src": [SELF, "data:"],
+    "object-src": [NONE],
+    "base-uri": [NONE],
+    "form-action": [SELF],
+    "frame-ancestors": [NONE],
+}
 
 _INSECURE_DEV_KEY = "insecure-development-key-do-not-use-in-production"
 
@@ -45,6 +65,9 @@ def database(env_name: str, sqlite_name: str) -> dict[str, Any]:
     if url:
         config = dj_database_url.parse(url, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))
         config["CONN_HEALTH_CHECKS"] = True
+        # A database that does not answer fails a request in seconds (503), not a TCP timeout.
+        if config["ENGINE"].endswith("postgresql"):
+            config.setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
     else:
         VAR_DIR.mkdir(exist_ok=True)
         config = {
@@ -124,6 +147,13 @@ def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
         "SECURE_CONTENT_TYPE_NOSNIFF": True,
         "SECURE_REFERRER_POLICY": "same-origin",
         "X_FRAME_OPTIONS": "DENY",
+        # Content-Security-Policy (shared/security.py): nothing at all for the APIs, the
+        # admin's own static files for the admin.
+        "CONTENT_SECURITY_POLICY": {"DIRECTIVES": API_CSP_DIRECTIVES},
+        "ADMIN_CONTENT_SECURITY_POLICY": {"DIRECTIVES": ADMIN_CSP_DIRECTIVES},
+        # Admin login attempts per client IP and per username (shared/security.py).
+        "ADMIN_LOGIN_RATE_LIMIT": env_int("ADMIN_LOGIN_RATE_LIMIT", 10),
+        "ADMIN_LOGIN_RATE_WINDOW_SECONDS": env_int("ADMIN_LOGIN_RATE_WINDOW_SECONDS", 15 * 60),
         # Only these proxies may tell us the client address (X-Forwarded-For / X-Real-IP).
         "TRUSTED_PROXIES": env_list("TRUSTED_PROXIES"),
         "FETCH_ALLOW_PRIVATE_NETWORKS": env_bool("FETCH_ALLOW_PRIVATE_NETWORKS", False),
@@ -133,12 +163,18 @@ def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
         # shared by everything that counts.
         "SILENCED_SYSTEM_CHECKS": ["django_ratelimit.W001"]
         + ([] if uses_redis else ["django_ratelimit.E003"]),
-        "LOGGING": {
-            "version": 1,
-            "disable_existing_loggers": False,
-            "handlers": {"console": {"class": "logging.StreamHandler"}},
-            "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-            # httpx logs every URL it requests at INFO, query strings included.
-            "loggers": {"httpx": {"level": "WARNING"}},
-        },
+        # JSON lines on stderr, each with the id of the request it belongs to (shared/logs.py).
+        "LOGGING": logging_config(service=project, level=env_str("LOG_LEVEL", "INFO")),
+        # Who may read /metrics (addresses or networks); nginx never passes the path on.
+        "METRICS_ALLOWED_IPS": env_list("METRICS_ALLOWED_IPS", "127.0.0.1,::1"),
+        # Collectors that report batch-job results from the database at scrape time.
+        "METRICS_COLLECTORS": [],
     }
+
+
+# The first two of both projects' middleware: request ids, access lines and request metrics,
+# then /metrics, answered before the host check and the HTTPS redirect (shared/metrics.py).
+OBSERVABILITY_MIDDLEWARE = [
+    "shared.observability.RequestObservabilityMiddleware",
+    "shared.metrics.MetricsMiddleware",
+]

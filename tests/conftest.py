@@ -43,6 +43,14 @@ class ServedQueries(list):
         # At least one query, or the count measured nothing.
         assert 0 < used <= budget, f"{used} queries, budget {budget}: {self[start:]}"
 
+    @contextmanager
+    def none(self) -> Iterator[None]:
+        """No query at all; pair it with an `at_most` on the same path, which shows that the
+        capture sees that path's queries."""
+        start = len(self)
+        yield
+        assert len(self) == start, f"expected no query: {self[start:]}"
+
 
 @pytest.fixture
 def served_queries() -> Iterator[ServedQueries]:

@@ -6,6 +6,8 @@ from django.http import Http404, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
 
+from shared.outages import MESSAGE, RETRY_AFTER_SECONDS
+
 
 class ApiError(exceptions.APIException):
     """An error with a machine-readable code, raised by views and rendered by the handler."""
@@ -40,6 +42,13 @@ def error_response(status: int, code: str, message: str, **extra: Any) -> JsonRe
     return JsonResponse(error_body(code, message, **extra), status=status)
 
 
+def service_unavailable_response() -> JsonResponse:
+    """While the database cannot be reached (shared/outages.py): retry shortly."""
+    response = error_response(503, "service_unavailable", MESSAGE)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
 _DRF_CODES = {
     exceptions.NotAuthenticated: "missing_api_key",
     exceptions.AuthenticationFailed: "invalid_api_key",
@@ -52,6 +61,7 @@ _DRF_CODES = {
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    # Anything else (a bug, a database outage) goes on to handler500 (api/handlers.py).
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     if isinstance(exc, ApiError):

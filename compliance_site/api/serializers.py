@@ -163,8 +163,14 @@ class ReviewReportSerializer(serializers.Serializer):
 
 
 class StateReadParams(serializers.Serializer):
-    version = serializers.IntegerField(required=False, min_value=1, max_value=MAX_INT)
-    as_of = serializers.DateField(required=False, input_formats=["iso-8601"])
+    version = serializers.IntegerField(
+        required=False, min_value=1, max_value=MAX_INT, help_text="Pin this version (1, 2, ...)."
+    )
+    as_of = serializers.DateField(
+        required=False,
+        input_formats=["iso-8601"],
+        help_text="The highest version released on or before this day. Not with `version`.",
+    )
 
     def validate(self, attrs: dict) -> dict:
         if "version" in attrs and "as_of" in attrs:
@@ -172,12 +178,29 @@ class StateReadParams(serializers.Serializer):
         return attrs
 
 
+_EARLIEST = datetime.min.replace(tzinfo=UTC)
+_LATEST = datetime.max.replace(tzinfo=UTC)
+
+
 class ChangeFeedParams(serializers.Serializer):
     since = serializers.CharField(required=False, max_length=64)
     resource_type = serializers.ChoiceField(required=False, choices=ResourceType.values)
-    cursor = serializers.CharField(required=False, max_length=512, trim_whitespace=False)
-    sync_token = serializers.CharField(required=False, max_length=512, trim_whitespace=False)
-    limit = serializers.IntegerField(required=False, default=100, min_value=1, max_value=500)
+    cursor = serializers.CharField(
+        required=False,
+        max_length=512,
+        trim_whitespace=False,
+        help_text="meta.next_cursor of the previous page (empty: the first page).",
+    )
+    sync_token = serializers.CharField(
+        required=False,
+        max_length=512,
+        trim_whitespace=False,
+        help_text="meta.sync_token of an earlier sync: only events published after it, "
+        "whatever their committed_at (safe against backdated commits).",
+    )
+    limit = serializers.IntegerField(
+        required=False, default=100, min_value=1, max_value=500, help_text="Events per page."
+    )
 
     def validate_since(self, value: str) -> datetime:
         try:
@@ -187,4 +210,11 @@ class ChangeFeedParams(serializers.Serializer):
                 "since must be an ISO 8601 timestamp such as 2026-03-14T09:30:00+00:00"
             ) from exc
         # A timestamp without an offset is read as UTC.
-        return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+        moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+        try:
+            moment.astimezone(UTC)
+        except OverflowError:
+            # Before year 1 or after year 9999 in UTC (0001-01-01T00:00:00+01:00): the database
+            # compares in UTC, where the earliest or latest instant selects the same events.
+            return _EARLIEST if moment.year == 1 else _LATEST
+        return moment

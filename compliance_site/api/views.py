@@ -5,7 +5,6 @@ from typing import Any
 
 from django.core.cache import cache
 from django.utils import timezone
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from redis.exceptions import RedisError
 from rest_framework import serializers
@@ -16,6 +15,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from compliance_site.api import serializers as shapes
+from compliance_site.api.schema import (
+    ABBR,
+    CONDITIONAL_REQUEST_HEADERS,
+    CONDITIONAL_RESPONSE_HEADERS,
+    KEY_OPTIONAL,
+    NOT_MODIFIED,
+    VERSION_NUMBER,
+    errors,
+)
 from compliance_site.api.conditional import conditional_response
 from compliance_site.api.errors import ApiError, InvalidParameter, NotFound
 from compliance_site.monitoring.selectors import recent_snapshots, review_report
@@ -73,7 +81,8 @@ def _first_error(errors: dict) -> str:
 
 
 def _jurisdiction(abbr: str) -> str:
-    key = selectors.jurisdiction_normalize(abbr)
+    # ASCII first: str.upper() maps some letters to two ("\ufb02" gives "FL").
+    key = selectors.jurisdiction_normalize(abbr) if abbr.isascii() else None
     if key is None:
         raise NotFound(
             f"no jurisdiction with the abbreviation '{abbr[:10]}'", code="state_not_found"
@@ -126,16 +135,18 @@ class MetaView(KeyedView):
 class StateView(KeyedView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("version", int, description="Pin this version (1, 2, ...)."),
-            OpenApiParameter(
-                "as_of", OpenApiTypes.DATE, description="The version live at the end of this day."
-            ),
+            ABBR,
+            shapes.StateReadParams,
+            *CONDITIONAL_REQUEST_HEADERS,
+            *CONDITIONAL_RESPONSE_HEADERS,
         ],
-        responses=_STATE_RESPONSE,
+        responses={200: _STATE_RESPONSE, **NOT_MODIFIED, **errors(400, 404, 412)},
         description=(
             "The live record, a pinned `version`, or the record `as_of` a date (the highest "
             "version released on or before that day). Sending both is a 400. The abbreviation "
-            "is case-insensitive. A pinned version is served `Cache-Control: immutable`."
+            "is case-insensitive. A pinned version is served `Cache-Control: immutable`. "
+            "Conditional reads follow RFC 9110: `If-None-Match` / `If-Modified-Since` give 304, "
+            "a failed `If-Match` / `If-Unmodified-Since` 412."
         ),
     )
     def get(self, request: Request, abbr: str) -> Response:
@@ -168,16 +179,23 @@ class StateView(KeyedView):
 class StateVersionListView(KeyedView):
     @extend_schema(
         operation_id="states_versions_list",
-        responses=inline_serializer(
-            "VersionListEnvelope",
-            {
-                "data": shapes.VersionListItemSerializer(many=True),
-                "meta": inline_serializer(
-                    "VersionListMeta",
-                    {"api_version": serializers.CharField(), "count": serializers.IntegerField()},
-                ),
-            },
-        ),
+        parameters=[ABBR],
+        responses={
+            200: inline_serializer(
+                "VersionListEnvelope",
+                {
+                    "data": shapes.VersionListItemSerializer(many=True),
+                    "meta": inline_serializer(
+                        "VersionListMeta",
+                        {
+                            "api_version": serializers.CharField(),
+                            "count": serializers.IntegerField(),
+                        },
+                    ),
+                },
+            ),
+            **errors(404),
+        },
     )
     def get(self, request: Request, abbr: str) -> Response:
         key = _jurisdiction(abbr)
@@ -191,7 +209,15 @@ class StateVersionListView(KeyedView):
 
 
 class StateVersionView(KeyedView):
-    @extend_schema(responses=_STATE_RESPONSE)
+    @extend_schema(
+        parameters=[
+            ABBR,
+            VERSION_NUMBER,
+            *CONDITIONAL_REQUEST_HEADERS,
+            *CONDITIONAL_RESPONSE_HEADERS,
+        ],
+        responses={200: _STATE_RESPONSE, **NOT_MODIFIED, **errors(400, 404, 412)},
+    )
     def get(self, request: Request, abbr: str, number: str) -> Response:
         key = _jurisdiction(abbr)
         if not number.isascii() or not number.isdigit():
@@ -237,10 +263,14 @@ class EsaProgramListView(KeyedView):
 
 class EsaProgramView(KeyedView):
     @extend_schema(
-        responses=inline_serializer(
-            "EsaProgramEnvelope",
-            {"data": shapes.EsaProgramSerializer(), "meta": shapes.VersionMetaSerializer()},
-        ),
+        parameters=[ABBR],
+        responses={
+            200: inline_serializer(
+                "EsaProgramEnvelope",
+                {"data": shapes.EsaProgramSerializer(), "meta": shapes.VersionMetaSerializer()},
+            ),
+            **errors(404),
+        },
         description="404 `esa_program_not_found` when the state exists but has no ESA program.",
     )
     def get(self, request: Request, abbr: str) -> Response:
@@ -255,10 +285,14 @@ class EsaProgramView(KeyedView):
 
 class CitationView(KeyedView):
     @extend_schema(
-        responses=inline_serializer(
-            "CitationEnvelope",
-            {"data": shapes.CitationSerializer(), "meta": shapes.VersionMetaSerializer()},
-        )
+        parameters=[ABBR],
+        responses={
+            200: inline_serializer(
+                "CitationEnvelope",
+                {"data": shapes.CitationSerializer(), "meta": shapes.VersionMetaSerializer()},
+            ),
+            **errors(404),
+        },
     )
     def get(self, request: Request, abbr: str) -> Response:
         key = _jurisdiction(abbr)
@@ -277,34 +311,32 @@ class CitationView(KeyedView):
 class ChangeFeedView(KeyedView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("since", OpenApiTypes.DATETIME, description="committed_at >= since"),
-            OpenApiParameter("resource_type", str, enum=ResourceType.values),
-            OpenApiParameter("cursor", str, description="meta.next_cursor of the previous page"),
+            shapes.ChangeFeedParams,
             OpenApiParameter(
-                "sync_token",
-                str,
-                description=(
-                    "meta.sync_token of an earlier sync: only events published after it, "
-                    "whatever their committed_at (safe against backdated commits)."
-                ),
+                "since",
+                {"type": "string", "format": "date-time", "maxLength": 64},
+                description="Keeps events with committed_at >= since. An ISO 8601 timestamp "
+                "(without an offset: UTC; a `+` decoded to a space is repaired).",
             ),
-            OpenApiParameter("limit", int, description="1 to 500, default 100"),
         ],
-        responses=inline_serializer(
-            "ChangeFeedEnvelope",
-            {
-                "data": shapes.ChangeEventSerializer(many=True),
-                "meta": inline_serializer(
-                    "ChangeFeedMeta",
-                    {
-                        "api_version": serializers.CharField(),
-                        "count": serializers.IntegerField(help_text="Events in this page."),
-                        "next_cursor": serializers.CharField(required=False),
-                        "sync_token": serializers.CharField(),
-                    },
-                ),
-            },
-        ),
+        responses={
+            200: inline_serializer(
+                "ChangeFeedEnvelope",
+                {
+                    "data": shapes.ChangeEventSerializer(many=True),
+                    "meta": inline_serializer(
+                        "ChangeFeedMeta",
+                        {
+                            "api_version": serializers.CharField(),
+                            "count": serializers.IntegerField(help_text="Events in this page."),
+                            "next_cursor": serializers.CharField(required=False),
+                            "sync_token": serializers.CharField(),
+                        },
+                    ),
+                },
+            ),
+            **errors(400),
+        },
     )
     def get(self, request: Request) -> Response:
         params = _params(shapes.ChangeFeedParams, request)
@@ -345,7 +377,7 @@ def _cache_set(key: str, value: Any, seconds: int) -> None:
 
 class ReviewFlagsView(APIView):
     @extend_schema(
-        auth=[],
+        auth=KEY_OPTIONAL,
         responses=inline_serializer(
             "ReviewFlagsEnvelope",
             {
@@ -360,7 +392,8 @@ class ReviewFlagsView(APIView):
                 ),
             },
         ),
-        description="Public. Cached for 5 minutes.",
+        description="Public: no key needed, but a key that is sent must be valid (else 401). "
+        "Cached for 5 minutes.",
     )
     def get(self, request: Request) -> Response:
         body = _cache_get(REVIEW_REPORT_CACHE_KEY)

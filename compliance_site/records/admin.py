@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from compliance_site.records.models import ReindexProblem, ResourceVersion
+from compliance_site.records.models import ReindexProblem, ReindexRun, ResourceVersion
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -36,3 +36,17 @@ class ResourceVersionAdmin(ReadOnlyAdmin):
 @admin.register(ReindexProblem)
 class ReindexProblemAdmin(ReadOnlyAdmin):
     list_display = ["path", "commit_sha", "schema_path", "message", "detected_at"]
+
+
+@admin.register(ReindexRun)
+class ReindexRunAdmin(ReadOnlyAdmin):
+    list_display = [
+        "finished_at",
+        "outcome",
+        "commits_read",
+        "versions_published",
+        "invalid_versions",
+        "invalid_files",
+    ]
+    list_filter = ["outcome"]
+    ordering = ["-finished_at"]

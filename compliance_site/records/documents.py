@@ -187,6 +187,10 @@ def parse_state(path: str, content: bytes, *, checker: StateValidator) -> StateD
         data = yaml.load(content, Loader=_PayloadLoader)  # noqa: S506 - a safe loader subclass
     except yaml.YAMLError as exc:
         raise InvalidDocument(f"{path}: invalid YAML: {exc}") from exc
+    except (ValueError, TypeError, AttributeError) as exc:
+        # PyYAML's constructors fail this way on an explicit tag whose value does not hold
+        # (`!!timestamp 2026-02-30`, `!!int x`): still this file's error, not the run's.
+        raise InvalidDocument(f"{path}: invalid YAML value: {exc}") from exc
     if not isinstance(data, dict):
         raise InvalidDocument(f"{path}: the document must be a mapping", schema_path="type")
     error = checker.first_error(data)

@@ -112,3 +112,36 @@ class ReindexProblem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.path} at {self.commit_sha[:12]}"
+
+
+class ReindexOutcome(models.TextChoices):
+    OK = "ok"
+    # What was valid is published; some files are invalid at head (their last good versions
+    # stay live).
+    INVALID_FILES = "invalid_files"
+    # The history was rewritten and the run was not allowed to go on.
+    REFUSED = "refused"
+    # An error stopped the run; it published nothing.
+    FAILED = "failed"
+
+
+class ReindexRun(models.Model):
+    """What one run of reindex did. Reindex runs in its own process (at deploy, from a timer),
+    so /metrics and the admin read its results from here."""
+
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField()
+    outcome = models.CharField(max_length=16, choices=ReindexOutcome.choices)
+    head = models.CharField(max_length=40, blank=True)
+    commits_read = models.PositiveIntegerField(default=0)
+    versions_published = models.PositiveIntegerField(default=0)
+    # File versions found invalid in this run, and files invalid at head after it.
+    invalid_versions = models.PositiveIntegerField(default=0)
+    invalid_files = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["-finished_at"], name="reindex_run_latest")]
+
+    def __str__(self) -> str:
+        return f"{self.outcome} at {self.finished_at:%Y-%m-%d %H:%M}"

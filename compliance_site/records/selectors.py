@@ -5,7 +5,14 @@ from datetime import date
 from django.db.models import Max, QuerySet
 
 from compliance_site.records.documents import JURISDICTIONS
-from compliance_site.records.models import Resource, ResourceType, ResourceVersion
+from compliance_site.records.models import (
+    ReindexOutcome,
+    ReindexProblem,
+    ReindexRun,
+    Resource,
+    ResourceType,
+    ResourceVersion,
+)
 
 
 def jurisdiction_normalize(abbreviation: str) -> str | None:
@@ -72,3 +79,17 @@ def dataset_metadata() -> dict:
 
 def change_feed_high_water() -> int:
     return ResourceVersion.objects.aggregate(top=Max("sequence"))["top"] or 0
+
+
+def reindex_runs_latest() -> tuple[ReindexRun | None, ReindexRun | None]:
+    """The reindex run that finished last, whatever its outcome, and the last clean one."""
+    runs = ReindexRun.objects.order_by("-finished_at")
+    return runs.first(), runs.filter(outcome=ReindexOutcome.OK).first()
+
+
+def reindex_invalid_files() -> int:
+    return ReindexProblem.objects.count()
+
+
+def published_versions() -> int:
+    return ResourceVersion.objects.count()

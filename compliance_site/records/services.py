@@ -7,14 +7,16 @@ anything. The whole run is one transaction under a row lock: readers see all of 
 of it, and two runs cannot interleave.
 """
 
+import logging
 from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from compliance_site.records import gitlog
 from compliance_site.records.documents import (
@@ -26,13 +28,17 @@ from compliance_site.records.documents import (
 from compliance_site.records.models import (
     ChangeSource,
     IndexCursor,
+    ReindexOutcome,
     ReindexProblem,
+    ReindexRun,
     Resource,
     ResourceType,
     ResourceVersion,
     TrackedFile,
 )
 from compliance_site.records.parsing import parse_blobs
+
+logger = logging.getLogger(__name__)
 
 STATES_DIR = "states/"
 SHORT_SHA_LENGTH = 12
@@ -105,6 +111,44 @@ class _Run:
 
 
 def reindex(*, repo_path: str, allow_rewritten_history: bool = False) -> ReindexReport:
+    """Publish what is new in the repository. Every run, however it ends, leaves a ReindexRun
+    (written after the run's transaction, so a failed run is recorded too)."""
+    started_at = timezone.now()
+    try:
+        report = _reindex(repo_path=repo_path, allow_rewritten_history=allow_rewritten_history)
+    except ReindexRefused as exc:
+        _run_record(started_at, ReindexOutcome.REFUSED, error=str(exc))
+        raise
+    except Exception as exc:
+        _run_record(started_at, ReindexOutcome.FAILED, error=f"{type(exc).__name__}: {exc}")
+        raise
+    outcome = ReindexOutcome.OK if report.ok else ReindexOutcome.INVALID_FILES
+    _run_record(started_at, outcome, report=report)
+    return report
+
+
+def _run_record(
+    started_at: datetime, outcome: str, *, report: ReindexReport | None = None, error: str = ""
+) -> None:
+    report = report or ReindexReport()
+    try:
+        ReindexRun.objects.create(
+            started_at=started_at,
+            finished_at=timezone.now(),
+            outcome=outcome,
+            head=report.head,
+            commits_read=report.commits_read,
+            versions_published=sum(report.published.values()),
+            invalid_versions=len(report.problems),
+            invalid_files=len(report.outstanding),
+            error=error,
+        )
+    except DatabaseError:
+        # The run's own error (often the same outage) is the one to raise and report.
+        logger.exception("could not record the reindex run (%s)", outcome)
+
+
+def _reindex(*, repo_path: str, allow_rewritten_history: bool) -> ReindexReport:
     report = ReindexReport()
     repo = gitlog.open_repository(repo_path)
     with transaction.atomic():

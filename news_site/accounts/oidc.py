@@ -6,17 +6,20 @@ works without a restart.
 """
 
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 import jwt
 from django.conf import settings
 from django.core.cache import cache
+from redis.exceptions import RedisError
 
 from news_site.accounts.services import LoginFailed
 from news_site.news.services import http_fetch
 from shared.fetch import FetchError
 
+logger = logging.getLogger(__name__)
 _JWKS_CACHE_SECONDS = 3600
 _ALGORITHMS = ["RS256"]
 
@@ -49,7 +52,7 @@ def oidc_provider(name: str) -> OidcProvider:
 def _jwks(provider: OidcProvider, *, refresh: bool) -> dict[str, Any]:
     key = f"oidc-jwks:{provider.jwks_url}"
     if not refresh:
-        cached = cache.get(key)
+        cached = _cache_get(key)
         if cached is not None:
             return cached
     try:
@@ -61,8 +64,20 @@ def _jwks(provider: OidcProvider, *, refresh: bool) -> dict[str, Any]:
         jwks = json.loads(result.body)
     except (FetchError, ValueError) as exc:
         raise LoginFailed("provider_unavailable", f"{provider.name} keys are unavailable") from exc
-    cache.set(key, jwks, _JWKS_CACHE_SECONDS)
+    try:
+        cache.set(key, jwks, _JWKS_CACHE_SECONDS)
+    except RedisError as exc:
+        logger.warning("JWKS not cached, the shared cache is unreachable: %s", exc)
     return jwks
+
+
+def _cache_get(key: str) -> dict[str, Any] | None:
+    # Without the shared cache each login fetches the keys again; it still logs in.
+    try:
+        return cache.get(key)
+    except RedisError as exc:
+        logger.warning("JWKS cache unreachable, fetching the keys: %s", exc)
+        return None
 
 
 def _signing_key(provider: OidcProvider, kid: str | None) -> Any:

@@ -3,7 +3,7 @@
 `type` values (documented in the OpenAPI schema and the README): invalid_parameter,
 invalid_request, token_in_query, invalid_code, invalid_id_token, provider_not_configured,
 provider_unavailable, not_authenticated, invalid_token, not_found, method_not_allowed,
-unsupported_media_type, not_acceptable, rate_limited, internal_error.
+unsupported_media_type, not_acceptable, rate_limited, internal_error, service_unavailable.
 """
 
 import logging
@@ -12,6 +12,8 @@ from typing import Any
 from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
+
+from shared.outages import MESSAGE, RETRY_AFTER_SECONDS, is_database_outage, log_outage
 
 logger = logging.getLogger(__name__)
 
@@ -32,6 +34,7 @@ ERROR_TYPES = (
     "not_acceptable",
     "rate_limited",
     "internal_error",
+    "service_unavailable",
 )
 BEARER_CHALLENGE = 'Bearer realm="api"'
 
@@ -111,6 +114,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
         )
         detail = exc.detail
         message = first_error(detail) if isinstance(detail, dict | list) else str(detail)
+    elif is_database_outage(exc):
+        log_outage(context["request"], exc)
+        response = Response(error_body("service_unavailable", MESSAGE), status=503)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
     else:
         # Still the envelope for a bug, so clients parse every error the same way.
         logger.exception("unhandled error in %s", context.get("view"))

@@ -147,5 +147,17 @@ def postprocess(result: dict[str, Any], generator, request, public) -> dict[str,
                         "content": {"application/json": {"schema": error_ref}},
                     },
                 )
+            body = operation.get("requestBody")
+            # drf-spectacular leaves a body of alternatives (LoginRequest) optional; each
+            # alternative has required fields, so the body is required too.
+            if body and "oneOf" in _body_schema(result, body):
+                body["required"] = True
     result["paths"].update(_legacy_paths())
     return result
+
+
+def _body_schema(result: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+    schema = body.get("content", {}).get("application/json", {}).get("schema", {})
+    if "$ref" in schema:
+        return result["components"]["schemas"][schema["$ref"].rsplit("/", 1)[-1]]
+    return schema

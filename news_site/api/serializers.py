@@ -64,6 +64,27 @@ class LoginRequest(serializers.Serializer):
         return attrs
 
 
+# The two shapes of a login body, for the schema only: as one object with optional fields the
+# schema would call `{"provider": "apple"}` valid, which LoginRequest rightly refuses.
+class EmailLoginRequest(serializers.Serializer):
+    provider = serializers.ChoiceField(choices=["email"])
+    email = serializers.EmailField()
+    code = serializers.RegexField(
+        r"^[0-9]{6}$",
+        required=False,
+        help_text="Second call: the six-digit code from the email.",
+    )
+
+
+class IdTokenLoginRequest(serializers.Serializer):
+    provider = serializers.ChoiceField(choices=["apple", "google"])
+    id_token = serializers.RegexField(
+        r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$",
+        max_length=8192,
+        help_text="The provider's ID token (a JWT).",
+    )
+
+
 # Resources -------------------------------------------------------------------------------
 
 

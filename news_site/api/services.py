@@ -5,6 +5,7 @@ import logging
 
 from django.core.cache import cache
 from django.utils import timezone
+from redis.exceptions import RedisError
 
 from news_site.api.models import EpisodeTranscript
 from news_site.api.selectors import episodes_without_transcript
@@ -22,7 +23,15 @@ def entry_view_register(*, entry_id: int, viewer: str) -> bool:
     popularity. Returns whether this view counted."""
     day = timezone.localdate()
     viewer_key = hashlib.sha256(viewer.encode()).hexdigest()[:32]
-    if not cache.add(f"entry-view:{day}:{entry_id}:{viewer_key}", 1, _DAY_SECONDS):
+    try:
+        first = cache.add(f"entry-view:{day}:{entry_id}:{viewer_key}", 1, _DAY_SECONDS)
+    except RedisError as exc:
+        # The article is still served; while Redis is down every open counts.
+        logger.warning(
+            "view counted without its once-a-day mark, the cache is unreachable: %s", exc
+        )
+        first = True
+    if not first:
         return False
     entry_view_record(entry_id=entry_id, day=day)
     return True

@@ -5,9 +5,14 @@ from typing import Any
 from django.conf import settings
 from django.db.models import QuerySet
 from django.utils.cache import patch_cache_control, patch_vary_headers
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    PolymorphicProxySerializer,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers
-from rest_framework.permissions import BasePermission
+from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -65,8 +70,17 @@ def _item_schema(name: str, item: type[serializers.Serializer]) -> serializers.S
 
 
 _PAGE_PARAMS = [
-    OpenApiParameter("page", int, description="1-based page number (at most 10,000)."),
-    OpenApiParameter("per_page", int, description="Items per page, 1-100 (default 20)."),
+    # Bounds in the schema too, so that clients (and schemathesis) know what is refused.
+    OpenApiParameter(
+        "page",
+        {"type": "integer", "minimum": 1, "maximum": 10_000, "default": 1},
+        description="1-based page number (at most 10,000).",
+    ),
+    OpenApiParameter(
+        "per_page",
+        {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
+        description="Items per page, 1-100 (default 20).",
+    ),
 ]
 _LANG_PARAM = OpenApiParameter(
     "lang", str, enum=shapes.LANGUAGES, description="Language of `content.translated`."
@@ -95,6 +109,8 @@ def _int_id(raw: str) -> int:
 
 
 class ApiView(APIView):
+    # Same as no permission at run time; it tells the schema that the token is optional here.
+    permission_classes = [AllowAny]
     usage: Usage | None = None
 
     def get_authenticate_header(self, request: Request) -> str:
@@ -230,8 +246,17 @@ _SearchMeta = inline_serializer(
 class EntrySearchView(ApiView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("q", str, required=True, description="The query (1-200 chars)."),
-            OpenApiParameter("limit", int, description="1-50, default 20."),
+            OpenApiParameter(
+                "q",
+                {"type": "string", "maxLength": 200, "pattern": r"^[^\x00]*\S[^\x00]*$"},
+                required=True,
+                description="The query (1-200 chars, not only spaces, no NUL).",
+            ),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": 50, "default": 20},
+                description="1-50, default 20.",
+            ),
         ],
         responses=inline_serializer(
             "SearchResult",
@@ -252,12 +277,16 @@ class EntrySearchView(ApiView):
             window_seconds=settings.NEWS_SEARCH_RATE_WINDOW_SECONDS,
             policy="search",
         )
-        if self.usage.exceeded:
+        if self.usage is not None and self.usage.exceeded:
             raise ApiError("too many searches: try again later", type="rate_limited", status=429)
         params = _params(shapes.SearchParams, request)
         entries, mode = entries_search(query=params["q"], limit=params["limit"])
         data = shapes.EntrySerializer(entries, many=True, context={"lang": "sv"}).data
-        return Response({"data": data, "meta": _meta(mode=mode, count=len(data))})
+        response = Response({"data": data, "meta": _meta(mode=mode, count=len(data))})
+        # Every search must reach us to be counted, and the limit headers are one client's:
+        # no shared cache (ours per process, nginx) may answer it.
+        patch_cache_control(response, private=True, no_cache=True)
+        return response
 
 
 # Feeds -----------------------------------------------------------------------------------
@@ -327,7 +356,8 @@ class FeedFollowView(AccountView):
 
     @extend_schema(
         request=None,
-        responses=_FOLLOW_RESPONSE,
+        # Explicit status: drf-spectacular would document a DELETE as 204.
+        responses={200: _FOLLOW_RESPONSE},
         description="Unfollow the source (idempotent): 200 with `is_following: false`.",
     )
     def delete(self, request: Request, feed_id: str) -> Response:
@@ -458,7 +488,11 @@ class EpisodeDetailView(ApiView):
 
 class LoginView(ApiView):
     @extend_schema(
-        request=shapes.LoginRequest,
+        request=PolymorphicProxySerializer(
+            component_name="LoginRequest",
+            serializers=[shapes.EmailLoginRequest, shapes.IdTokenLoginRequest],
+            resource_type_field_name=None,
+        ),
         responses={
             200: _item_schema("LoginToken", shapes.TokenSerializer),
             202: _item_schema("LoginCodeSent", shapes.CodeSentSerializer),
@@ -467,10 +501,23 @@ class LoginView(ApiView):
             "`provider=email`: the first call (`email`) emails a six-digit code and answers 202; "
             "the second (`email` + `code`) answers 200 with a token. Codes expire after 10 "
             "minutes, work once, and die after 5 wrong tries. `provider=apple|google`: "
-            "`id_token` is the provider's OpenID Connect ID token."
+            "`id_token` is the provider's OpenID Connect ID token. At most 30 calls per 10 "
+            "minutes per client address, then 429 with Retry-After."
         ),
     )
     def post(self, request: Request) -> Response:
+        # Per client IP first, so one address cannot spray codes or guesses over many emails.
+        self.usage = usage_count(
+            request,
+            group="news-login",
+            bucket=client_ip(request),
+            limit=settings.NEWS_LOGIN_RATE_LIMIT,
+            window_seconds=settings.NEWS_LOGIN_RATE_WINDOW_SECONDS,
+            policy="login",
+        )
+        if self.usage is not None and self.usage.exceeded:
+            message = "too many logins from this address: try again later"
+            raise ApiError(message, type="rate_limited", status=429)
         body = shapes.LoginRequest(data=request.data)
         if not body.is_valid():
             raise InvalidParameter(first_error(body.errors))
@@ -511,7 +558,7 @@ class LoginView(ApiView):
             window_seconds=3600,
             policy="login-code",
         )
-        if self.usage.exceeded:
+        if self.usage is not None and self.usage.exceeded:
             raise ApiError(
                 "too many codes for this address: try again later", type="rate_limited", status=429
             )

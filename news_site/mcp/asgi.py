@@ -24,6 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from news_site.mcp.tools import BASE_URL_SCOPE_KEY, server
 from shared.http import client_ip
+from shared.logs import current_request
 from shared.ratelimit import Usage, apply_headers, usage_count
 
 MCP_PATH = "/mcp"
@@ -121,6 +122,9 @@ def mcp_application(fallback: ASGIApp) -> ASGIApp:
         if scope["type"] != "http" or scope["path"] != MCP_PATH:
             await fallback(scope, receive, send)
             return
+        context = current_request()
+        if context is not None:
+            context.route = MCP_PATH
         admission = await sync_to_async(admit, thread_sensitive=False)(scope)
         headers = _limit_headers(admission.usage)
 

@@ -3,8 +3,10 @@ readable text plus the same data as structured content (shapes in `shapes.py`).
 
 Arguments are validated by the SDK from the type hints (a bad argument is a tool error result);
 every database read runs in a worker thread so the event loop keeps serving other requests.
+A repeated call within NEWS_RESPONSE_CACHE_SECONDS is answered from memory (`answers.py`).
 """
 
+import logging
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -19,9 +21,14 @@ from pydantic import Field
 from news_site.agents import documents
 from news_site.mcp import selectors as mcp_selectors
 from news_site.mcp import shapes
+from news_site.mcp.answers import kept_answer
 from news_site.news import selectors
 from news_site.news.models import Entry, GuidePageType, Story
 from news_site.search.selectors import entries_search
+from shared.outages import DATABASE_ERRORS, RETRY_AFTER_SECONDS
+from shared.outages import MESSAGE as OUTAGE_MESSAGE
+
+logger = logging.getLogger(__name__)
 
 # Set by the dispatcher on each request's scope: the public base URL, as Django would build it.
 BASE_URL_SCOPE_KEY = "news_site.base_url"
@@ -56,11 +63,20 @@ async def _read(fn: Callable[[], T]) -> T:
         finally:
             close_old_connections()
 
-    return await sync_to_async(run, thread_sensitive=False)()
+    try:
+        return await sync_to_async(run, thread_sensitive=False)()
+    except DATABASE_ERRORS as exc:
+        # Not the caller's fault and not a bug: say so, as the HTTP surfaces' 503 does.
+        logger.warning("database unavailable for an MCP tool call: %s", exc)
+        raise ToolError(f"{OUTAGE_MESSAGE} (retry in {RETRY_AFTER_SECONDS} s)") from exc
 
 
 def _base_url(ctx: Context) -> str:
     return ctx.request_context.request.scope[BASE_URL_SCOPE_KEY]
+
+
+# Repeated calls within NEWS_RESPONSE_CACHE_SECONDS get this process's earlier answer.
+_kept = kept_answer(_base_url)
 
 
 def _answer(text: str, data: Mapping[str, Any]) -> CallToolResult:
@@ -79,6 +95,7 @@ def _entries_answer(
 
 
 @server.tool(annotations=_READ_ONLY)
+@_kept
 async def latest_news(
     ctx: Context,
     limit: Limit = 10,
@@ -101,6 +118,7 @@ async def latest_news(
 
 
 @server.tool(annotations=_READ_ONLY)
+@_kept
 async def popular_news(
     ctx: Context, limit: Limit = 10
 ) -> Annotated[CallToolResult, shapes.EntryList]:
@@ -111,6 +129,7 @@ async def popular_news(
 
 
 @server.tool(annotations=_READ_ONLY)
+@_kept
 async def search_news(
     ctx: Context,
     query: Annotated[str, Field(min_length=1, max_length=200, description="What to look for.")],
@@ -127,6 +146,7 @@ async def search_news(
 
 
 @server.tool(annotations=_READ_ONLY)
+@_kept
 async def get_entry(ctx: Context, entry_id: Id) -> Annotated[CallToolResult, shapes.EntryItem]:
     """One news entry by id: metadata, Swedish summary, tags, source credit and links."""
     entry = await _read(lambda: selectors.entry_get(entry_id=entry_id, relevant_only=True))
@@ -140,6 +160,7 @@ async def get_entry(ctx: Context, entry_id: Id) -> Annotated[CallToolResult, sha
 
 
 @server.tool(annotations=_READ_ONLY)
+@_kept
 async def list_feeds() -> Annotated[CallToolResult, shapes.FeedList]:
     """The news sources the service follows, by name (`id` is latest_news' `feed_id`)."""
     feeds = await _read(lambda: list(selectors.feed_list().only("id", "title")))
@@ -148,6 +169,7 @@ async def list_feeds() -> Annotated[CallToolResult, shapes.FeedList]:
 
 
 @server.tool(annotations=_READ_ONLY)
+@_kept
 async def list_tags() -> Annotated[CallToolResult, shapes.TagList]:
     """The tags entries carry, by name (`id` is latest_news' `tag_id`)."""
     tags = await _read(lambda: list(selectors.tag_list().only("id", "name")))
@@ -156,6 +178,7 @@ async def list_tags() -> Annotated[CallToolResult, shapes.TagList]:
 
 
 @server.tool(annotations=_READ_ONLY)
+@_kept
 async def latest_stories(limit: Limit = 10) -> Annotated[CallToolResult, shapes.StoryList]:
     """Running stories (one event covered by several sources), most recently updated first;
     get_story gives one with its entries."""
@@ -171,6 +194,7 @@ async def latest_stories(limit: Limit = 10) -> Annotated[CallToolResult, shapes.
 
 
 @server.tool(annotations=_READ_ONLY)
+@_kept
 async def get_story(ctx: Context, story_id: Id) -> Annotated[CallToolResult, shapes.StoryDetail]:
     """One running story by id: its lead and text, and its entries with credits and links."""
 
@@ -189,6 +213,7 @@ async def get_story(ctx: Context, story_id: Id) -> Annotated[CallToolResult, sha
 
 
 @server.tool(annotations=_READ_ONLY)
+@_kept
 async def list_podd_episodes(limit: Limit = 10) -> Annotated[CallToolResult, shapes.EpisodeList]:
     """The service's own podcast episodes, newest first (get_podd_episode has the notes)."""
     episodes = await _read(lambda: list(mcp_selectors.episode_list(limit=limit)))
@@ -204,6 +229,7 @@ async def list_podd_episodes(limit: Limit = 10) -> Annotated[CallToolResult, sha
 
 
 @server.tool(annotations=_READ_ONLY)
+@_kept
 async def get_podd_episode(
     episode_id: Annotated[str, Field(min_length=1, max_length=200)],
 ) -> Annotated[CallToolResult, shapes.EpisodeDetail]:
@@ -215,6 +241,7 @@ async def get_podd_episode(
 
 
 @server.tool(annotations=_READ_ONLY)
+@_kept
 async def list_product_guides(
     ctx: Context, page_type: PageType | None = None
 ) -> Annotated[CallToolResult, shapes.GuideList]:
@@ -233,6 +260,7 @@ async def list_product_guides(
 
 
 @server.tool(annotations=_READ_ONLY)
+@_kept
 async def get_product_guide(
     ctx: Context, slug: Annotated[str, Field(min_length=1, max_length=100)]
 ) -> Annotated[CallToolResult, shapes.GuideDetail]:

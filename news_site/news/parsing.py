@@ -57,10 +57,17 @@ def parse_feed(body: bytes, *, content_type: str = "") -> ParsedFeed:
     """Parse a fetched body. Raises UnreadableFeed when it holds no feed at all; a feed that
     is only slightly broken (feedparser's "bozo" with items) still yields its items."""
     headers = {"content-type": content_type} if content_type else {}
-    document = feedparser.parse(body, response_headers=headers, sanitize_html=True)
+    try:
+        document = feedparser.parse(body, response_headers=headers, sanitize_html=True)
+    except Exception as exc:
+        # feedparser's own bugs on hostile markup (found by fuzzing: ValueError from
+        # `&#x110000;`, KeyError 'links' and AttributeError 'end_link' in its loose parser)
+        # mean the document cannot be read, like any other unreadable feed.
+        raise UnreadableFeed(f"not a readable feed: {type(exc).__name__}: {exc}"[:250]) from exc
     if document.bozo and not document.entries and not document.feed.get("title"):
         raise UnreadableFeed(f"not a readable feed: {_bozo_message(document)}")
-    if not document.version and not document.entries:
+    # An empty body gives a result without `version` at all.
+    if not document.get("version") and not document.entries:
         raise UnreadableFeed("not an RSS or Atom document")
     meta = document.feed
     cover = (meta.get("image") or {}).get("href", "")
@@ -99,7 +106,7 @@ def _datetime(raw: feedparser.FeedParserDict) -> datetime | None:
 
 
 def _item(raw: feedparser.FeedParserDict) -> ParsedItem | None:
-    link = raw.get("link", "")
+    link = raw.get("link") or ""  # an empty <link/> gives None
     if not link.startswith(("http://", "https://")):
         return None
     # The teaser the publisher syndicates; content:encoded is used only when it is missing.

@@ -3,7 +3,7 @@
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import F, Max, Prefetch, Q, QuerySet
+from django.db.models import Case, Count, F, Max, Prefetch, Q, QuerySet, Value, When
 from django.db.models.functions import Lower
 from django_tasks_db.models import DBTaskResult
 
@@ -17,6 +17,7 @@ from news_site.news.models import (
 )
 
 MAX_SUMMARY_ATTEMPTS = 3
+INGEST_TASK_PATH = "news_site.news.tasks.ingest_task"
 # Values a database integer primary key can hold; larger ids in a URL name nothing.
 MAX_ID = 2**63 - 1
 
@@ -145,11 +146,32 @@ def guide_get(*, slug: str) -> ProductGuide | None:
 
 def ingest_worker_status(*, now: datetime) -> dict:
     """When a worker last finished an ingest run; stale after NEWS_WORKER_STALE_MINUTES."""
-    last = DBTaskResult.objects.filter(
-        task_path="news_site.news.tasks.ingest_task", status="SUCCESSFUL"
-    ).aggregate(last=Max("finished_at"))["last"]
+    last = DBTaskResult.objects.filter(task_path=INGEST_TASK_PATH, status="SUCCESSFUL").aggregate(
+        last=Max("finished_at")
+    )["last"]
     stale_after = timedelta(minutes=settings.NEWS_WORKER_STALE_MINUTES)
     return {
         "ok": last is not None and now - last <= stale_after,
         "last_successful_run": last.isoformat() if last else None,
     }
+
+
+def ingest_runs_latest() -> tuple[DBTaskResult | None, DBTaskResult | None]:
+    """The ingest run that finished last (successful or not) and the last successful one."""
+    finished = DBTaskResult.objects.filter(
+        task_path=INGEST_TASK_PATH, finished_at__isnull=False
+    ).order_by("-finished_at")
+    return finished.first(), finished.filter(status="SUCCESSFUL").first()
+
+
+def feed_state_counts() -> dict[str, int]:
+    """Active feeds by the outcome of their last fetch, paused feeds counted as `paused`."""
+    state = Case(When(paused_at__isnull=False, then=Value("paused")), default=F("last_outcome"))
+    rows = (
+        Feed.objects.filter(is_active=True)
+        .annotate(state=state)
+        .values("state")
+        .annotate(count=Count("id"))
+        .order_by()
+    )
+    return {row["state"]: row["count"] for row in rows}

@@ -35,7 +35,13 @@ from news_site.news.models import (
     Tag,
 )
 from news_site.news.parsing import ParsedEpisode, ParsedFeed, ParsedItem, UnreadableFeed, parse_feed
-from news_site.news.summarise import BudgetExhausted, ChatModel, SummaryError, summarise_offline
+from news_site.news.summarise import (
+    BudgetExhausted,
+    ChatModel,
+    ModelUnavailable,
+    SummaryError,
+    summarise_offline,
+)
 from news_site.news.text import canonical_url, fingerprint, html_meta, html_to_text, sha256
 from news_site.stories.services import stories_cluster
 from shared.fetch import FetchError, FetchResult, fetch
@@ -522,6 +528,10 @@ def entries_summarise(
                 report.entries_summarised += 1
             else:
                 report.summaries_failed += 1
+        except ModelUnavailable as exc:
+            report.summaries_failed += 1
+            logger.warning("the model is unavailable; summaries wait for the next run: %s", exc)
+            break
         except BudgetExhausted:
             logger.info("summary budget spent; the rest waits for the next run")
             break
@@ -558,6 +568,12 @@ def entry_summarise(*, entry: Entry, model: ChatModel, fetcher: Fetcher = http_f
             summary_lease_until=None,
         )
         return False
+    except ModelUnavailable as exc:
+        # Not the entry's fault: no attempt is counted against it, the error is shown to editors.
+        Entry.objects.filter(pk=entry.pk).update(
+            summary_error=str(exc)[:1000], summary_lease_until=None
+        )
+        raise
     except BudgetExhausted:
         Entry.objects.filter(pk=entry.pk).update(summary_lease_until=None)
         raise

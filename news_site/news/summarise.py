@@ -47,6 +47,12 @@ class BudgetExhausted(Exception):
     """This run may not call the model again."""
 
 
+class ModelUnavailable(BudgetExhausted):
+    """The model did not answer (network error, timeout, 429 or 5xx) through all retries. The
+    run stops calling it: with a hanging model every further call would cost the whole
+    timeout and retries again, holding the worker (and the feeds' next fetch) for hours."""
+
+
 def summarise_offline(*, title: str, text: str, language: str) -> Summary:
     original = excerpt(text) or title
     joined = f"{title}\n{text}"
@@ -78,6 +84,7 @@ class ChatModel:
         self.retry_base_seconds = retry_base_seconds
         self.max_calls = max_calls
         self.calls = 0
+        self.unavailable = False
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.Client(
             base_url=base_url.rstrip("/") + "/", headers=headers, timeout=timeout
@@ -122,6 +129,8 @@ class ChatModel:
             "temperature": 0.2,
             "response_format": {"type": "json_object"},
         }
+        if self.unavailable:
+            raise ModelUnavailable("the model did not answer earlier in this run")
         problem = "no attempt made"
         for attempt in range(self.max_attempts):
             if self.calls >= self.max_calls:
@@ -141,7 +150,8 @@ class ChatModel:
                 wait = max(wait, _retry_after(response))
             if attempt + 1 < self.max_attempts:
                 time.sleep(wait)
-        raise SummaryError(f"{problem} after {self.max_attempts} attempts")
+        self.unavailable = True
+        raise ModelUnavailable(f"{problem} after {self.max_attempts} attempts")
 
 
 def _retry_after(response: httpx.Response) -> float:

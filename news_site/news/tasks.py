@@ -5,6 +5,8 @@ The periodic schedule (deploy/ systemd timer, or cron) runs `ingest --enqueue`, 
 claimed one by one (see services).
 """
 
+from dataclasses import asdict
+
 from django_tasks import task
 
 from news_site.news.services import ingest_run
@@ -12,11 +14,13 @@ from news_site.news.summarise import ChatModel
 
 
 @task()
-def ingest_task() -> str:
+def ingest_task() -> dict[str, int]:
+    """Returns the run's counts, which the task result keeps: /metrics reports the last run's
+    from there (news_site/news/metrics.py)."""
     model = ChatModel.from_settings()
     try:
         report = ingest_run(model=model)
     finally:
         if model is not None:
             model.close()
-    return report.line()
+    return asdict(report)

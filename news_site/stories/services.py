@@ -17,6 +17,7 @@ Runs are idempotent: only entries without a story are clustered, and story texts
 only when their members changed (or a model is now available for an offline text).
 """
 
+import contextlib
 import logging
 import uuid
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from django.db import transaction
 from django.db.models import Count, Max, Min, Q, QuerySet
 from django.utils import timezone
 from django.utils.text import slugify
+from redis.exceptions import RedisError
 
 from news_site.news.models import Entry, Story, StoryStatus
 from news_site.news.summarise import BudgetExhausted, ChatModel, SummaryError
@@ -139,7 +141,13 @@ def stories_cluster(
     now = now or timezone.now()
     token = uuid.uuid4().hex
     # The shared cache (Redis in production) makes this lock hold across hosts and workers.
-    if not cache.add(_LOCK_KEY, token, _LOCK_SECONDS):
+    try:
+        locked = cache.add(_LOCK_KEY, token, _LOCK_SECONDS)
+    except RedisError as exc:
+        # Unlocked, two runs could open the same story twice: the entries wait for a later run.
+        logger.warning("stories not clustered, the shared cache is unreachable: %s", exc)
+        locked = False
+    if not locked:
         report.skipped_locked = True
         return report
     try:
@@ -158,8 +166,10 @@ def stories_cluster(
         stories_write(stories=recent, model=model, report=report)
         stories_status_update(now=now)
     finally:
-        if cache.get(_LOCK_KEY) == token:
-            cache.delete(_LOCK_KEY)
+        # A lock that cannot be released now expires after _LOCK_SECONDS.
+        with contextlib.suppress(RedisError):
+            if cache.get(_LOCK_KEY) == token:
+                cache.delete(_LOCK_KEY)
     return report
 
 

@@ -1,13 +1,19 @@
-"""Rate limits hold across several gunicorn worker processes that share Redis."""
+"""Rate limits and the cached review report hold across several gunicorn worker processes that
+share Redis."""
 
 from concurrent.futures import ThreadPoolExecutor
+from datetime import date
 
 import httpx
 import pytest
 import redis
 from django.conf import settings as django_settings
+from django.utils import timezone
 
 from compliance_site.access.keys import api_key_create
+from compliance_site.monitoring.models import ReviewFlag
+from compliance_site.monitoring.services import flag_raise
+from tests.compliance.builders import state_payload
 from tests.compliance.windows import fresh_shared_window
 from tests.conftest import Gunicorn, database_url_for_subprocess, redis_url_or_skip
 
@@ -68,3 +74,28 @@ def test_the_anonymous_ip_limit_holds_across_processes(gunicorn_pair):
 
     assert statuses.count(200) == 30
     assert statuses.count(429) == 10
+
+
+def test_the_review_report_is_one_shared_copy_that_a_new_flag_refreshes(
+    gunicorn_pair, data_repo, run_reindex
+):
+    servers, _redis_url = gunicorn_pair
+    if not django_settings.CACHES["default"]["BACKEND"].endswith("RedisCache"):
+        pytest.skip("flag_raise here must clear the servers' Redis (the PostgreSQL pass)")
+    data_repo.write("TX", state_payload("TX", last_verified_at=date.today().isoformat()))
+    data_repo.commit("Seed")
+    run_reindex()
+    first, second = (f"{s.url}/api/v1/compliance/review_flags" for s in servers)
+
+    def flagged(url: str) -> list[str]:
+        return [f["abbreviation"] for f in httpx.get(url, timeout=10).json()["data"]["flagged"]]
+
+    assert flagged(first) == []  # computed by the first master and kept in Redis
+    # A row written behind the services' back: the second master answers from the copy the
+    # first one stored, which shows the cache is shared, not per process.
+    ReviewFlag.objects.create(state_abbreviation="TX", reason="Unseen.", created_at=timezone.now())
+    assert flagged(second) == []
+    # A flag raised through the service drops the shared copy: every process sees it at once.
+    flag_raise(state_abbreviation="TX", reason="Editor asked for a check.")
+    assert flagged(second) == ["TX"]
+    assert flagged(first) == ["TX"]

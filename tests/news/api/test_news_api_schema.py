@@ -14,6 +14,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def api_schema(live_server, make_feed, make_entry, make_tag, settings):
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     settings.NEWS_EMBEDDING_MODEL = "off"
+    # Both login providers configured as in production (their keys are out of reach), and the
+    # login limit lifted: neither a 400 for an unconfigured provider nor a 429 hides anything.
+    settings.NEWS_APPLE_AUDIENCE = ["se.example.news"]
+    settings.NEWS_GOOGLE_AUDIENCE = ["news.apps.example"]
+    settings.NEWS_APPLE_JWKS_URL = settings.NEWS_GOOGLE_JWKS_URL = "http://127.0.0.1:9/keys"
+    settings.NEWS_LOGIN_RATE_LIMIT = 1_000_000
     feed = make_feed()
     story = Story.objects.create(title="Ny iPhone", slug="ny-iphone", entries_count=1)
     make_entry(feed, tags=[make_tag("iPhone")], story=story)

@@ -15,6 +15,7 @@ from django.db import connection
 from mcp import Client
 from mcp_types import CallToolResult
 
+from news_site.mcp.answers import ANSWERS
 from news_site.mcp.asgi import mcp_application
 from tests.conftest import free_port
 
@@ -65,6 +66,9 @@ class McpServer:
 def mcp_server(transactional_db, settings, monkeypatch) -> Iterator[McpServer]:
     # Most tests make more calls than the production limit; the rate-limit tests set their own.
     settings.MCP_RATE_LIMIT = "100000/m"
+    # Tests change the data between calls; test_news_mcp_answer_cache.py turns answers on.
+    settings.NEWS_RESPONSE_CACHE_SECONDS = 0
+    ANSWERS.clear()
     # The server's worker threads close their connections after each read, so none is left
     # open on the test database when the run tears it down.
     monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 0)

@@ -70,4 +70,5 @@ def test_a_worker_runs_the_queued_ingest(server, private_fetching, rss, settings
 
     task = DBTaskResult.objects.get()
     assert task.status == "SUCCESSFUL"
-    assert task.return_value.startswith("feeds: 1 fetched")
+    assert task.return_value["feeds_fetched"] == 1
+    assert task.return_value["entries_new"] == 1

@@ -1,0 +1,221 @@
+"""OpenAPI additions for the compliance API, so that the schema describes every answer.
+
+The views declare what is theirs (parameters with the bounds their validators apply, their own
+error statuses, the conditional-read headers) through `@extend_schema`, with the pieces below.
+The hook `postprocess` adds what every operation shares: the error envelope components, the Bearer
+scheme, 401/429/503/500, and the rate-limit headers that ApiAccessMiddleware puts on every answer.
+"""
+
+from typing import Any
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+
+from compliance_site.api.serializers import MAX_INT
+from compliance_site.records.documents import JURISDICTIONS
+
+BEARER = "bearerAuth"
+KEY_REQUIRED = [{BEARER: []}]
+# review_flags: no key needed, but a key that is presented must be valid (else 401).
+KEY_OPTIONAL = [{}, {BEARER: []}]
+
+_ERROR_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
+_RATE_LIMIT_ERROR_REF = {"$ref": "#/components/schemas/RateLimitErrorEnvelope"}
+
+# What each status means, with its codes. The views pick the ones they can answer.
+ERRORS: dict[int, str] = {
+    400: "Invalid parameter (`invalid_parameter`) or cursor/sync token (`invalid_cursor`).",
+    401: "Missing key where one is needed (`missing_api_key`), or a presented key that is "
+    "unknown, revoked or malformed (`invalid_api_key`); sent with `WWW-Authenticate: Bearer`.",
+    404: "Not a jurisdiction or no published record (`state_not_found`), no such version "
+    "(`version_not_found`), no ESA program (`esa_program_not_found`).",
+    406: "The `Accept` header excludes JSON (`not_acceptable`).",
+    412: "An `If-Match` / `If-Unmodified-Since` precondition failed (`precondition_failed`).",
+    429: "Rate limit exceeded (`rate_limit_exceeded`); `retry_after` and `Retry-After` say when "
+    "to come back.",
+    500: "Unexpected error (`internal_error`).",
+    503: "The database cannot be reached (`service_unavailable`); retry after `Retry-After`.",
+}
+ERROR_CODES = (
+    "invalid_parameter",
+    "invalid_cursor",
+    "bad_request",
+    "missing_api_key",
+    "invalid_api_key",
+    "state_not_found",
+    "version_not_found",
+    "esa_program_not_found",
+    "not_found",
+    "method_not_allowed",
+    "not_acceptable",
+    "precondition_failed",
+    "unsupported_media_type",
+    "rate_limit_exceeded",
+    "internal_error",
+    "service_unavailable",
+)
+# Every operation can answer these (the key check and the limits run before any view).
+_SHARED_ERRORS = (401, 406, 429, 500, 503)
+
+
+def errors(*statuses: int) -> dict[int, OpenApiResponse]:
+    """The view's own error responses, for `@extend_schema(responses={200: ..., **errors(...)})`."""
+    return {status: OpenApiResponse(_ERROR_REF, description=ERRORS[status]) for status in statuses}
+
+
+NOT_MODIFIED = {
+    304: OpenApiResponse(
+        description="`If-None-Match` matches the ETag (or, without it, `If-Modified-Since` is "
+        "not older than Last-Modified): no body; repeats ETag, Last-Modified, Cache-Control and "
+        "Vary, and counts against the rate limit."
+    )
+}
+
+ABBR = OpenApiParameter(
+    "abbr",
+    {"type": "string", "pattern": "^[A-Za-z]{2}$", "example": "TX"},
+    OpenApiParameter.PATH,
+    description=(
+        "Jurisdiction abbreviation, case-insensitive: one of "
+        + ", ".join(sorted(JURISDICTIONS))
+        + ". Anything else is 404 `state_not_found`."
+    ),
+)
+VERSION_NUMBER = OpenApiParameter(
+    "number",
+    {"type": "integer", "minimum": 1, "maximum": MAX_INT, "example": 1},
+    OpenApiParameter.PATH,
+    description="The version number. Not ASCII digits: 400 `invalid_parameter`; a number that is "
+    "not one of the state's versions (0 and numbers above 2^31-1 included): 404.",
+)
+# Conditional reads of state records (compliance_site/api/conditional.py).
+CONDITIONAL_REQUEST_HEADERS = [
+    OpenApiParameter(
+        "If-None-Match",
+        str,
+        OpenApiParameter.HEADER,
+        description='ETags seen before (`"TX-v3"`, a list, `*`, weak `W/` tags): 304 on a match.',
+    ),
+    OpenApiParameter(
+        "If-Modified-Since",
+        str,
+        OpenApiParameter.HEADER,
+        description="An HTTP date; ignored when `If-None-Match` is sent or the date is invalid.",
+    ),
+]
+CONDITIONAL_RESPONSE_HEADERS = [
+    OpenApiParameter(
+        "ETag",
+        {"type": "string", "pattern": '^"[A-Z]{2}-v[0-9]+"$'},
+        OpenApiParameter.HEADER,
+        required=True,
+        description='`"<ABBR>-v<version>"`.',
+        response=[200, 304],
+    ),
+    OpenApiParameter(
+        "Last-Modified",
+        str,
+        OpenApiParameter.HEADER,
+        required=True,
+        description="The version's committed_at as an HTTP date.",
+        response=[200, 304],
+    ),
+    OpenApiParameter(
+        "Cache-Control",
+        {"type": "string", "enum": ["private, no-cache", "private, max-age=31536000, immutable"]},
+        OpenApiParameter.HEADER,
+        required=True,
+        description="`private, no-cache` for live and `as_of` reads (revalidate with the ETag); "
+        "`private, max-age=31536000, immutable` for a pinned version.",
+        response=[200, 304],
+    ),
+]
+
+_INTEGER = {"type": "integer"}
+_RATE_LIMIT_HEADERS = {
+    "X-RateLimit-Limit": ("The limit per minute of the key, or of the client IP without one.", _INTEGER),
+    "X-RateLimit-Remaining": ("Requests left in the current one-minute window.", _INTEGER),
+    "X-RateLimit-Reset": ("When the window ends, in Unix epoch seconds.", _INTEGER),
+    "RateLimit-Policy": ('IETF form of the policy: `"per-key";q=60;w=60`.', {"type": "string"}),
+    "RateLimit": ('IETF form of the usage: `"per-key";r=59;t=42`.', {"type": "string"}),
+}
+_RETRY_AFTER = {
+    "description": "Seconds to wait before trying again.",
+    "required": True,
+    "schema": {"type": "integer", "minimum": 0},
+}
+
+
+def _error_schemas() -> dict[str, Any]:
+    detail = {
+        "type": "object",
+        "required": ["code", "message"],
+        "properties": {
+            "code": {"type": "string", "enum": list(ERROR_CODES)},
+            "message": {"type": "string"},
+        },
+    }
+    rate_limited = {
+        "type": "object",
+        "required": ["code", "message", "retry_after"],
+        "properties": {
+            "code": {"type": "string", "enum": ["rate_limit_exceeded"]},
+            "message": {"type": "string"},
+            "retry_after": {"type": "integer", "minimum": 0, "description": "Seconds."},
+        },
+    }
+    return {
+        "ErrorEnvelope": {
+            "type": "object",
+            "required": ["error"],
+            "properties": {"error": detail},
+            "description": "The body of every error answer.",
+        },
+        "RateLimitErrorEnvelope": {
+            "type": "object",
+            "required": ["error"],
+            "properties": {"error": rate_limited},
+        },
+    }
+
+
+def _shared_error(status: int) -> dict[str, Any]:
+    response: dict[str, Any] = {
+        "description": ERRORS[status],
+        "content": {
+            "application/json": {"schema": _RATE_LIMIT_ERROR_REF if status == 429 else _ERROR_REF}
+        },
+    }
+    if status in (429, 503):
+        response["headers"] = {"Retry-After": dict(_RETRY_AFTER)}
+    if status == 401:
+        response["headers"] = {
+            "WWW-Authenticate": {
+                "description": 'Bearer realm="compliance"',
+                "required": True,
+                "schema": {"type": "string", "pattern": "^Bearer "},
+            }
+        }
+    return response
+
+
+def postprocess(result: dict[str, Any], generator, request, public) -> dict[str, Any]:
+    components = result.setdefault("components", {})
+    components.setdefault("schemas", {}).update(_error_schemas())
+    components.setdefault("securitySchemes", {})[BEARER] = {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "An API key (`Authorization: Bearer <API_KEY>`). Requests without a valid "
+        "key are limited per client IP; a key that is presented but not valid is 401.",
+    }
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            operation.setdefault("security", KEY_REQUIRED)
+            responses = operation.setdefault("responses", {})
+            for status in _SHARED_ERRORS:
+                responses.setdefault(str(status), _shared_error(status))
+            for response in responses.values():
+                # Missing only while the shared cache is down (the limits fail open).
+                headers = response.setdefault("headers", {})
+                for name, (description, schema) in _RATE_LIMIT_HEADERS.items():
+                    headers.setdefault(name, {"description": description, "schema": schema})
+    return result

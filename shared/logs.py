@@ -1,0 +1,125 @@
+"""Structured logs: one JSON object per line, carrying the id of the request being served.
+
+Every record of a process (Django, gunicorn, uvicorn, our own loggers) goes through
+`JsonFormatter`. A request's id comes from its `X-Request-ID` header when that is well formed
+(nginx sets it to its own `$request_id`), else a new one is made; it is echoed in the response
+and stamped on every line logged while the request is served, so one id finds the access line,
+the warnings and the traceback of one request across nginx and the application.
+"""
+
+import json
+import logging
+import re
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+REQUEST_ID_HEADER = "X-Request-ID"
+# Generous enough for nginx's 32 hex digits, UUIDs and most tracing ids; anything else (or
+# anything longer) is replaced rather than written into the logs as the client sent it.
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+
+
+@dataclass
+class RequestContext:
+    """The request being served. Whoever receives the request first makes it (the ASGI front of
+    the news service, else the Django middleware); inner layers fill in `route`."""
+
+    request_id: str
+    route: str | None = None
+
+
+_current: ContextVar[RequestContext | None] = ContextVar("request_context", default=None)
+
+
+def request_id_from(header_value: str | None) -> str:
+    if header_value and _REQUEST_ID.match(header_value):
+        return header_value
+    return uuid.uuid4().hex
+
+
+def current_request() -> RequestContext | None:
+    return _current.get()
+
+
+@contextmanager
+def serving(context: RequestContext) -> Iterator[RequestContext]:
+    """Make `context` the current request for the code run inside (threads and tasks it starts
+    through asgiref inherit it)."""
+    token = _current.set(context)
+    try:
+        yield context
+    finally:
+        _current.reset(token)
+
+
+# Attributes every LogRecord has; whatever else a record carries came from `extra=`, except
+# uvicorn's copy of its message with terminal colours.
+_RECORD_ATTRIBUTES = frozenset(
+    vars(logging.LogRecord("", 0, "", 0, "", None, None)).keys()
+    | {"message", "asctime", "color_message"}
+)
+
+
+class JsonFormatter(logging.Formatter):
+    """time, level, logger, message, service, pid, request_id (inside a request), the record's
+    `extra=` fields, and the traceback as `exception`."""
+
+    def __init__(self, service: str = "", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.service = service
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC)
+            .isoformat(timespec="milliseconds")
+            .replace("+00:00", "Z"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if self.service:
+            entry["service"] = self.service
+        entry["pid"] = record.process
+        extra = {
+            key: value
+            for key, value in vars(record).items()
+            if key not in _RECORD_ATTRIBUTES and not key.startswith("_")
+        }
+        # Django logs a response's 4xx/5xx after the middleware is done with the request, with
+        # the request attached; the middleware left the id on it.
+        request = extra.pop("request", None)
+        context = _current.get()
+        request_id = context.request_id if context else getattr(request, "request_id", None)
+        if request_id:
+            entry["request_id"] = request_id
+        entry.update(extra)
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        if record.stack_info:
+            entry["stack"] = self.formatStack(record.stack_info)
+        return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+def logging_config(*, service: str, level: str) -> dict[str, Any]:
+    """The LOGGING of both projects: everything to stderr as JSON through the root logger."""
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": "shared.logs.JsonFormatter", "service": service}},
+        "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json"}},
+        "root": {"handlers": ["console"], "level": level},
+        "loggers": {
+            # httpx logs every URL it requests at INFO, query strings included.
+            "httpx": {"level": "WARNING"},
+            # The MCP SDK logs "Terminating session: None" at INFO for every stateless call.
+            "mcp.server.streamable_http_manager": {"level": "WARNING"},
+            # Django's own handlers write plain text (console under DEBUG, mail to ADMINS);
+            # its records go to the root's JSON handler instead.
+            "django": {"handlers": [], "level": "INFO", "propagate": True},
+        },
+    }

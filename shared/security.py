@@ -1,0 +1,78 @@
+"""Security plumbing both services share: the Content-Security-Policy of each surface and the
+rate limit of Django admin logins.
+
+Policies (django-csp): every response gets the project's `CONTENT_SECURITY_POLICY` (for the
+APIs `default-src 'none'`: JSON never loads anything, so a response opened in a browser or
+injected into a frame can do nothing); admin pages get `ADMIN_CONTENT_SECURITY_POLICY`, which
+lets the admin load its own CSS, JS and images from /static/ on the same origin and nothing else.
+"""
+
+import math
+from collections.abc import Callable
+from functools import wraps
+
+from csp.middleware import CSPMiddleware, PolicyParts
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+
+from shared.http import client_ip
+from shared.ratelimit import usage_count
+
+ADMIN_PREFIX = "/admin/"
+
+
+class SurfaceCSPMiddleware(CSPMiddleware):
+    """django-csp, with the admin's own policy on admin paths."""
+
+    def get_policy_parts(
+        self, request: HttpRequest, response: HttpResponseBase, report_only: bool = False
+    ) -> PolicyParts:
+        parts = super().get_policy_parts(request, response, report_only)
+        if not report_only and parts.config is None and request.path_info.startswith(ADMIN_PREFIX):
+            parts.config = settings.ADMIN_CONTENT_SECURITY_POLICY["DIRECTIVES"]
+        return parts
+
+
+def login_attempts_limited(login_view: Callable[..., HttpResponseBase]) -> Callable:
+    """Wrap the admin's login view: at most ADMIN_LOGIN_RATE_LIMIT attempts (POSTs) per
+    ADMIN_LOGIN_RATE_WINDOW_SECONDS per client IP and per username, counted on the shared cache,
+    then 429 with Retry-After. Showing the form (GET) is never limited."""
+
+    @wraps(login_view)
+    def login(request: HttpRequest, *args, **kwargs) -> HttpResponseBase:
+        if request.method == "POST":
+            retry_after = _login_retry_after(request)
+            if retry_after:
+                minutes = math.ceil(retry_after / 60)
+                return HttpResponse(
+                    f"Too many login attempts. Try again in {minutes} minute(s).\n",
+                    status=429,
+                    content_type="text/plain; charset=utf-8",
+                    headers={"Retry-After": str(retry_after)},
+                )
+        return login_view(request, *args, **kwargs)
+
+    return login
+
+
+def _login_retry_after(request: HttpRequest) -> int:
+    """Count this attempt in both buckets; the seconds until the later one resets when either
+    is over its limit, else 0."""
+    buckets = [("admin-login-ip", client_ip(request))]
+    # Per username too, so that an attacker with many addresses cannot guess one password.
+    username = request.POST.get("username", "").strip().lower()
+    if username:
+        buckets.append(("admin-login-user", username))
+    retry_after = 0
+    for group, bucket in buckets:
+        usage = usage_count(
+            request,
+            group=group,
+            bucket=bucket,
+            limit=settings.ADMIN_LOGIN_RATE_LIMIT,
+            window_seconds=settings.ADMIN_LOGIN_RATE_WINDOW_SECONDS,
+            policy="admin-login",
+        )
+        if usage is not None and usage.exceeded:
+            retry_after = max(retry_after, usage.reset_in)
+    return retry_after

@@ -1,0 +1,40 @@
+"""Repeated tool calls within NEWS_RESPONSE_CACHE_SECONDS are answered from the process's
+memory (news_site/mcp/answers.py): no database read, the same answer, fresh again after the
+time is up. Errors are never kept."""
+
+import time
+
+from news_site.news.models import Entry, ProductGuide
+
+
+def test_a_repeated_call_is_answered_without_reading_the_database(
+    mcp_server, settings, make_feed, make_entry, served_queries
+):
+    settings.NEWS_RESPONSE_CACHE_SECONDS = 1
+    entry = make_entry(make_feed(title="MacRumors"), title="iPhone 18 får ny kamera")
+    with served_queries.at_most(2):
+        first = mcp_server.call("latest_news", {"limit": 5})
+    Entry.objects.filter(pk=entry.pk).update(title="Rubriken ändrades")
+
+    with served_queries.none():
+        again = mcp_server.call("latest_news", {"limit": 5})
+    assert again.structured_content == first.structured_content
+    assert again.structured_content["entries"][0]["title"] == "iPhone 18 får ny kamera"
+
+    other_arguments = mcp_server.call("latest_news", {"limit": 4})
+    assert other_arguments.structured_content["entries"][0]["title"] == "Rubriken ändrades"
+
+    time.sleep(1.1)
+    fresh = mcp_server.call("latest_news", {"limit": 5})
+    assert fresh.structured_content["entries"][0]["title"] == "Rubriken ändrades"
+
+
+def test_an_error_is_not_kept(mcp_server, settings):
+    settings.NEWS_RESPONSE_CACHE_SECONDS = 60
+    assert mcp_server.call("get_product_guide", {"slug": "iphone-18"}).is_error is True
+    ProductGuide.objects.create(
+        slug="iphone-18", title="iPhone 18", page_type="generation_hub", body="Om iPhone 18."
+    )
+    found = mcp_server.call("get_product_guide", {"slug": "iphone-18"})
+    assert found.is_error is False
+    assert found.structured_content["slug"] == "iphone-18"

@@ -1,0 +1,8 @@
+"""Django admin of the news service over HTTP: the checks of
+tests/shared/admin_login_checks.py (staff only, CSRF, login attempts limited)."""
+
+from tests.shared.admin_login_checks import AdminLoginChecks
+
+
+class TestNewsAdminLogin(AdminLoginChecks):
+    admin_page = "/admin/news/entry/"

@@ -1,0 +1,116 @@
+"""The admin login checks both services share: a browser-like client of Django admin's login
+form, and the tests, which each service's test module runs by subclassing AdminLoginChecks."""
+
+import re
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from django.contrib.auth import get_user_model
+
+PASSWORD = "correct horse battery staple"
+
+
+class AdminBrowser:
+    """Keeps cookies like a browser, reads the CSRF token from the form and sends it back with
+    the Referer a browser sends (Django checks it on HTTPS)."""
+
+    def __init__(self, base_url: str, headers: dict[str, str] | None = None) -> None:
+        self.base_url = base_url
+        self.client = httpx.Client(base_url=base_url, timeout=30, headers=headers or {})
+
+    def close(self) -> None:
+        self.client.close()
+
+    def login(self, username: str, password: str, *, with_csrf: bool = True) -> httpx.Response:
+        form = self.client.get("/admin/login/")
+        assert form.status_code == 200, form.status_code
+        data = {"username": username, "password": password, "next": "/admin/"}
+        if with_csrf:
+            data["csrfmiddlewaretoken"] = csrf_token(form.text)
+        return self.client.post(
+            "/admin/login/?next=/admin/",
+            data=data,
+            headers={"Referer": f"{self.base_url}/admin/login/"},
+        )
+
+
+def csrf_token(html: str) -> str:
+    return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)[1]
+
+
+@pytest.mark.django_db(transaction=True)
+class AdminLoginChecks:
+    """Staff only, CSRF on the login form, and login attempts limited per client address and
+    per username. A subclass names a page of its admin that needs a login."""
+
+    admin_page: str
+
+    @pytest.fixture
+    def browser(self, live_server) -> Iterator["AdminBrowser"]:
+        browser = AdminBrowser(live_server.url)
+        yield browser
+        browser.close()
+
+    @pytest.fixture
+    def users(self) -> None:
+        get_user_model().objects.create_user("editor", password=PASSWORD, is_staff=True)
+        get_user_model().objects.create_user("reader", password=PASSWORD, is_staff=False)
+
+    def test_anonymous_requests_are_sent_to_the_login_form(self, browser):
+        response = browser.client.get(self.admin_page)
+
+        assert response.status_code == 302
+        assert response.headers["Location"].startswith("/admin/login/?next=")
+
+    def test_a_staff_user_logs_in(self, browser, users):
+        response = browser.login("editor", PASSWORD)
+
+        assert response.status_code == 302
+        assert response.headers["Location"] == "/admin/"
+        assert browser.client.get("/admin/").status_code == 200
+
+    def test_a_user_who_is_not_staff_cannot_log_in(self, browser, users):
+        response = browser.login("reader", PASSWORD)
+
+        assert response.status_code == 200
+        assert 'class="errornote"' in response.text
+        assert browser.client.get("/admin/").status_code == 302
+
+    def test_a_login_without_the_csrf_token_is_refused(self, browser, users):
+        response = browser.login("editor", PASSWORD, with_csrf=False)
+
+        assert response.status_code == 403
+        assert browser.client.get("/admin/").status_code == 302
+
+    def test_login_attempts_are_limited_per_client_address(self, browser, users, settings):
+        settings.ADMIN_LOGIN_RATE_LIMIT = 3
+        for n in range(3):
+            assert browser.login(f"guess{n}", "wrong password").status_code == 200
+
+        limited = browser.login("editor", PASSWORD)
+
+        assert limited.status_code == 429
+        assert 0 < int(limited.headers["Retry-After"]) <= settings.ADMIN_LOGIN_RATE_WINDOW_SECONDS
+        assert "Too many login attempts" in limited.text
+        assert browser.client.get("/admin/").status_code == 302
+        # The form itself is still shown; only attempts count.
+        assert browser.client.get("/admin/login/").status_code == 200
+
+    def test_login_attempts_are_limited_per_username_whatever_the_address(
+        self, live_server, users, settings
+    ):
+        settings.ADMIN_LOGIN_RATE_LIMIT = 3
+        settings.TRUSTED_PROXIES = ["127.0.0.1"]
+
+        def attempt(address: str, username: str, password: str) -> int:
+            browser = AdminBrowser(live_server.url, headers={"X-Forwarded-For": address})
+            try:
+                return browser.login(username, password).status_code
+            finally:
+                browser.close()
+
+        assert [attempt(f"203.0.113.{n}", "editor", "wrong") for n in range(3)] == [200] * 3
+        assert attempt("198.51.100.7", "Editor", PASSWORD) == 429
+        # Another username from another address is not held back.
+        assert attempt("198.51.100.8", "reader", "wrong") == 200
