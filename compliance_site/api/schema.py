@@ -3,7 +3,8 @@
 The views declare what is theirs (parameters with the bounds their validators apply, their own
 error statuses, the conditional-read headers) through `@extend_schema`, with the pieces below.
 The hook `postprocess` adds what every operation shares: the error envelope components, the Bearer
-scheme, 401/429/503/500, and the rate-limit headers that ApiAccessMiddleware puts on every answer.
+scheme, 401/406/429/500/503, the rate-limit headers that ApiAccessMiddleware puts on every answer,
+and `allowEmptyValue` on query parameters (an empty value counts as an absent one).
 """
 
 from typing import Any
@@ -91,7 +92,7 @@ VERSION_NUMBER = OpenApiParameter(
 CONDITIONAL_REQUEST_HEADERS = [
     OpenApiParameter(
         "If-None-Match",
-        str,
+        {"type": "string", "example": '"TX-v1"'},
         OpenApiParameter.HEADER,
         description='ETags seen before (`"TX-v3"`, a list, `*`, weak `W/` tags): 304 on a match.',
     ),
@@ -132,7 +133,10 @@ CONDITIONAL_RESPONSE_HEADERS = [
 
 _INTEGER = {"type": "integer"}
 _RATE_LIMIT_HEADERS = {
-    "X-RateLimit-Limit": ("The limit per minute of the key, or of the client IP without one.", _INTEGER),
+    "X-RateLimit-Limit": (
+        "The limit per minute of the key, or of the client IP without one.",
+        _INTEGER,
+    ),
     "X-RateLimit-Remaining": ("Requests left in the current one-minute window.", _INTEGER),
     "X-RateLimit-Reset": ("When the window ends, in Unix epoch seconds.", _INTEGER),
     "RateLimit-Policy": ('IETF form of the policy: `"per-key";q=60;w=60`.', {"type": "string"}),
@@ -210,6 +214,10 @@ def postprocess(result: dict[str, Any], generator, request, public) -> dict[str,
     for operations in result.get("paths", {}).values():
         for operation in operations.values():
             operation.setdefault("security", KEY_REQUIRED)
+            for parameter in operation.get("parameters", []):
+                if parameter["in"] == "query":
+                    # The views read `?limit=` like no `limit` at all (DRF, required=False).
+                    parameter["allowEmptyValue"] = True
             responses = operation.setdefault("responses", {})
             for status in _SHARED_ERRORS:
                 responses.setdefault(str(status), _shared_error(status))

@@ -15,6 +15,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from compliance_site.api import serializers as shapes
+from compliance_site.api.conditional import conditional_response
+from compliance_site.api.errors import ApiError, InvalidParameter, NotFound
 from compliance_site.api.schema import (
     ABBR,
     CONDITIONAL_REQUEST_HEADERS,
@@ -24,8 +26,6 @@ from compliance_site.api.schema import (
     VERSION_NUMBER,
     errors,
 )
-from compliance_site.api.conditional import conditional_response
-from compliance_site.api.errors import ApiError, InvalidParameter, NotFound
 from compliance_site.monitoring.selectors import recent_snapshots, review_report
 from compliance_site.monitoring.services import REVIEW_REPORT_CACHE_KEY
 from compliance_site.records import selectors

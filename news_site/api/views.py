@@ -248,7 +248,7 @@ class EntrySearchView(ApiView):
         parameters=[
             OpenApiParameter(
                 "q",
-                {"type": "string", "maxLength": 200, "pattern": r"^[^\x00]*\S[^\x00]*$"},
+                {"type": "string", "maxLength": 200, "pattern": r"^[^\x00]*[^\x00\s][^\x00]*$"},
                 required=True,
                 description="The query (1-200 chars, not only spaces, no NUL).",
             ),

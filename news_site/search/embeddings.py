@@ -12,6 +12,7 @@ sentence-transformers gives.
 """
 
 import functools
+import gc
 import json
 import logging
 import os
@@ -151,12 +152,17 @@ def _load(configured: str) -> SentenceEncoder | None:
         pooling, max_length = _pipeline(directory)
         tokenizer = AutoTokenizer.from_pretrained(directory)
         model = AutoModel.from_pretrained(directory).eval()
-        return SentenceEncoder(
+        encoder = SentenceEncoder(
             tokenizer=tokenizer,
             model=model,
             pooling=pooling,
             max_length=max_length or min(tokenizer.model_max_length, 512),
         )
+        # torch and transformers bring a few hundred thousand long-lived objects, which every
+        # full garbage collection would walk again (pauses of tens of milliseconds under load);
+        # they live as long as the process, so they leave the collector's view for good.
+        gc.freeze()
+        return encoder
     except ImportError:
         logger.info("semantic search is not installed (the 'semantic' extra): keyword only")
     except (OSError, ValueError):
