@@ -153,3 +153,25 @@ class Gunicorn:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.process.kill()
+
+
+@contextmanager
+def news_served(settings: dict[str, str], *, ready: str = "/healthz") -> Iterator[Gunicorn]:
+    """The news service as deployed (its ASGI app on a uvicorn worker) on this test run's
+    database, plain HTTP, with `settings` (environment values) on top; stopped on exit."""
+    from django.conf import settings as django_settings
+
+    env = {
+        "NEWS_DATABASE_URL": database_url_for_subprocess(django_settings.DATABASES["default"]),
+        "SECRET_KEY": "test-secret",
+        "SECURE_SSL_REDIRECT": "false",
+        **settings,
+    }
+    server = Gunicorn(
+        "news_site.asgi:application", env, workers=1, worker_class="uvicorn_worker.UvicornWorker"
+    )
+    try:
+        server.wait_ready(ready)
+        yield server
+    finally:
+        server.stop()

@@ -117,6 +117,30 @@ class ApiView(APIView):
         # Always answer 401 (never 403) with a challenge when credentials are missing or bad.
         return 'Bearer realm="api"'
 
+    def limit(
+        self,
+        request: Request,
+        *,
+        group: str,
+        bucket: str,
+        limit: int,
+        window_seconds: int,
+        policy: str,
+        refusal: str,
+    ) -> None:
+        """Count this call in `bucket`; over the limit, a 429 `rate_limited` saying `refusal`.
+        The count goes out in the rate-limit headers of whatever the view answers."""
+        self.usage = usage_count(
+            request,
+            group=group,
+            bucket=bucket,
+            limit=limit,
+            window_seconds=window_seconds,
+            policy=policy,
+        )
+        if self.usage is not None and self.usage.exceeded:
+            raise ApiError(refusal, type="rate_limited", status=429)
+
     def finalize_response(self, request, response, *args, **kwargs):
         response = super().finalize_response(request, response, *args, **kwargs)
         patch_vary_headers(response, ["Authorization"])
@@ -269,16 +293,15 @@ class EntrySearchView(ApiView):
         ),
     )
     def get(self, request: Request) -> Response:
-        self.usage = usage_count(
+        self.limit(
             request,
             group="news-search",
             bucket=client_ip(request),
             limit=settings.NEWS_SEARCH_RATE_LIMIT,
             window_seconds=settings.NEWS_SEARCH_RATE_WINDOW_SECONDS,
             policy="search",
+            refusal="too many searches: try again later",
         )
-        if self.usage is not None and self.usage.exceeded:
-            raise ApiError("too many searches: try again later", type="rate_limited", status=429)
         params = _params(shapes.SearchParams, request)
         entries, mode = entries_search(query=params["q"], limit=params["limit"])
         data = shapes.EntrySerializer(entries, many=True, context={"lang": "sv"}).data
@@ -507,17 +530,15 @@ class LoginView(ApiView):
     )
     def post(self, request: Request) -> Response:
         # Per client IP first, so one address cannot spray codes or guesses over many emails.
-        self.usage = usage_count(
+        self.limit(
             request,
             group="news-login",
             bucket=client_ip(request),
             limit=settings.NEWS_LOGIN_RATE_LIMIT,
             window_seconds=settings.NEWS_LOGIN_RATE_WINDOW_SECONDS,
             policy="login",
+            refusal="too many logins from this address: try again later",
         )
-        if self.usage is not None and self.usage.exceeded:
-            message = "too many logins from this address: try again later"
-            raise ApiError(message, type="rate_limited", status=429)
         body = shapes.LoginRequest(data=request.data)
         if not body.is_valid():
             raise InvalidParameter(first_error(body.errors))
@@ -550,18 +571,15 @@ class LoginView(ApiView):
         return Response({"data": data, "meta": _meta()})
 
     def _send_code(self, request: Request, email: str) -> Response:
-        self.usage = usage_count(
+        self.limit(
             request,
             group="news-login-code",
             bucket=accounts.email_normalize(email),
             limit=settings.NEWS_LOGIN_CODES_PER_HOUR,
             window_seconds=3600,
             policy="login-code",
+            refusal="too many codes for this address: try again later",
         )
-        if self.usage is not None and self.usage.exceeded:
-            raise ApiError(
-                "too many codes for this address: try again later", type="rate_limited", status=429
-            )
         accounts.login_code_send(email=email)
         data = {"status": "code_sent", "expires_in": settings.NEWS_LOGIN_CODE_SECONDS}
         return Response({"data": data, "meta": _meta()}, status=202)

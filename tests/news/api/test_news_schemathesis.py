@@ -12,13 +12,12 @@ from collections.abc import Iterator
 
 import pytest
 import schemathesis
-from django.conf import settings as django_settings
 from hypothesis import HealthCheck, given, settings
 
 from news_site.accounts.models import Provider
 from news_site.accounts.services import account_for_identity, token_issue
 from news_site.news.models import PodcastEpisode, Story
-from tests.conftest import Gunicorn, database_url_for_subprocess
+from tests.conftest import Gunicorn, news_served
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -31,32 +30,24 @@ def server(make_feed, make_entry, make_tag) -> Iterator[Gunicorn]:
     story = Story.objects.create(title="Ny iPhone", slug="ny-iphone", entries_count=1)
     make_entry(feed, tags=[make_tag("iPhone")], story=story)
     PodcastEpisode.objects.create(episode_id="ep-1", title="Avsnitt 1")
-    env = {
-        "NEWS_DATABASE_URL": database_url_for_subprocess(django_settings.DATABASES["default"]),
-        "SECRET_KEY": "test-secret",
-        "SECURE_SSL_REDIRECT": "false",
-        "NEWS_EMBEDDING_MODEL": "off",
-        "LOG_LEVEL": "ERROR",
-        # Login codes go nowhere.
-        "EMAIL_BACKEND": "django.core.mail.backends.dummy.EmailBackend",
-        "NEWS_SEARCH_RATE_LIMIT": UNLIMITED,
-        "NEWS_LOGIN_RATE_LIMIT": UNLIMITED,
-        "NEWS_LOGIN_CODES_PER_HOUR": UNLIMITED,
-        # Both providers configured as in production (their keys are out of reach: a token
-        # that gets as far as the key check is answered 503, which the schema documents).
-        "NEWS_APPLE_AUDIENCE": "se.example.news",
-        "NEWS_GOOGLE_AUDIENCE": "news.apps.example",
-        "NEWS_APPLE_JWKS_URL": "http://127.0.0.1:9/keys",
-        "NEWS_GOOGLE_JWKS_URL": "http://127.0.0.1:9/keys",
-    }
-    server = Gunicorn(
-        "news_site.asgi:application", env, workers=1, worker_class="uvicorn_worker.UvicornWorker"
-    )
-    try:
-        server.wait_ready("/healthz")
+    with news_served(
+        {
+            "NEWS_EMBEDDING_MODEL": "off",
+            "LOG_LEVEL": "ERROR",
+            # Login codes go nowhere.
+            "EMAIL_BACKEND": "django.core.mail.backends.dummy.EmailBackend",
+            "NEWS_SEARCH_RATE_LIMIT": UNLIMITED,
+            "NEWS_LOGIN_RATE_LIMIT": UNLIMITED,
+            "NEWS_LOGIN_CODES_PER_HOUR": UNLIMITED,
+            # Both providers configured as in production (their keys are out of reach: a token
+            # that gets as far as the key check is answered 503, which the schema documents).
+            "NEWS_APPLE_AUDIENCE": "se.example.news",
+            "NEWS_GOOGLE_AUDIENCE": "news.apps.example",
+            "NEWS_APPLE_JWKS_URL": "http://127.0.0.1:9/keys",
+            "NEWS_GOOGLE_JWKS_URL": "http://127.0.0.1:9/keys",
+        }
+    ) as server:
         yield server
-    finally:
-        server.stop()
 
 
 def fresh_token() -> str:

@@ -6,9 +6,8 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from django.conf import settings as django_settings
 
-from tests.conftest import Gunicorn, database_url_for_subprocess
+from tests.conftest import Gunicorn, news_served
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -18,22 +17,14 @@ APP = "https://app.example"
 @pytest.fixture(scope="module")
 def server(django_db_setup) -> Iterator[Gunicorn]:
     """One server for the module (starting one takes seconds); each test makes its own rows."""
-    env = {
-        "NEWS_DATABASE_URL": database_url_for_subprocess(django_settings.DATABASES["default"]),
-        "SECRET_KEY": "test-secret",
-        "SECURE_SSL_REDIRECT": "false",
-        "NEWS_RESPONSE_CACHE_SECONDS": "30",
-        "NEWS_SEARCH_RATE_LIMIT": "1",
-        "NEWS_EMBEDDING_MODEL": "off",
-    }
-    server = Gunicorn(
-        "news_site.asgi:application", env, workers=1, worker_class="uvicorn_worker.UvicornWorker"
-    )
-    try:
-        server.wait_ready("/healthz")
+    with news_served(
+        {
+            "NEWS_RESPONSE_CACHE_SECONDS": "30",
+            "NEWS_SEARCH_RATE_LIMIT": "1",
+            "NEWS_EMBEDDING_MODEL": "off",
+        }
+    ) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

@@ -4,9 +4,8 @@ import time
 
 import httpx
 import pytest
-from django.conf import settings as django_settings
 
-from tests.conftest import Gunicorn, database_url_for_subprocess
+from tests.conftest import news_served
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -15,20 +14,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def served(make_feed, make_entry):
     feed = make_feed()
     first = make_entry(feed, title="Första nyheten")
-    env = {
-        "NEWS_DATABASE_URL": database_url_for_subprocess(django_settings.DATABASES["default"]),
-        "SECRET_KEY": "test-secret",
-        "SECURE_SSL_REDIRECT": "false",
-        "NEWS_RESPONSE_CACHE_SECONDS": "2",
-    }
-    server = Gunicorn(
-        "news_site.asgi:application", env, workers=1, worker_class="uvicorn_worker.UvicornWorker"
-    )
-    try:
-        server.wait_ready("/entries.json")
+    with news_served(
+        {
+            "NEWS_RESPONSE_CACHE_SECONDS": "2",
+        },
+        ready="/entries.json",
+    ) as server:
         yield server, feed, first
-    finally:
-        server.stop()
 
 
 def titles(response: httpx.Response) -> list[str]:
