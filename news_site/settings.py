@@ -61,7 +61,7 @@ NEWS_RESPONSE_CACHE_SECONDS = env_int("NEWS_RESPONSE_CACHE_SECONDS", 10)
 # /readyz reports the ingest worker as stale when its last successful run is older than this.
 NEWS_WORKER_STALE_MINUTES = env_int("NEWS_WORKER_STALE_MINUTES", 30)
 # /metrics reports ingestion results from the task results the workers leave behind.
-METRICS_COLLECTORS = ["news_site.news.metrics.IngestCollector"]
+METRICS_COLLECTORS = ["news_site.ingest.metrics.IngestCollector"]
 
 # Feed fetching (every fetch goes through shared.fetch: SSRF rules, caps, deadlines).
 NEWS_FETCH_USER_AGENT = env_str(
@@ -149,7 +149,7 @@ NEWS_SEMANTIC_REFRESH_SECONDS = env_int("NEWS_SEMANTIC_REFRESH_SECONDS", 5)
 # Story watch (news_site.stories): entries join a story whose newest member is at most
 # NEWS_STORY_WINDOW_HOURS older; a story without new members for NEWS_STORY_QUIET_HOURS is
 # dormant; a new story may continue a dormant one up to NEWS_STORY_LINK_DAYS old.
-INSTALLED_APPS += ["news_site.stories"]
+INSTALLED_APPS += ["news_site.stories", "news_site.podcasts", "news_site.ingest"]
 NEWS_STORY_WINDOW_HOURS = env_int("NEWS_STORY_WINDOW_HOURS", 72)
 NEWS_STORY_QUIET_HOURS = env_int("NEWS_STORY_QUIET_HOURS", 48)
 NEWS_STORY_LINK_DAYS = env_int("NEWS_STORY_LINK_DAYS", 30)

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from django.utils import timezone
 
-from news_site.news.selectors import ingest_worker_status
+from news_site.ingest.selectors import ingest_worker_status
 from shared.health import cache_check, database_check, liveness, readiness_view
 from shared.security import login_attempts_limited
 

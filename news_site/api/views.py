@@ -20,14 +20,16 @@ from rest_framework.views import APIView
 from news_site.accounts import services as accounts
 from news_site.accounts.oidc import id_token_verify
 from news_site.accounts.selectors import followed_feed_ids
-from news_site.api import selectors
 from news_site.api import serializers as shapes
 from news_site.api.errors import API_VERSION, ApiError, InvalidParameter, NotFound, first_error
 from news_site.api.filters import StoryFilter
 from news_site.api.services import entry_view_register
+from news_site.news import selectors
 from news_site.news.http import public
 from news_site.news.selectors import MAX_ID, entry_get, entry_list, entry_popular
+from news_site.podcasts import selectors as podcast_selectors
 from news_site.search.selectors import entries_search
+from news_site.stories import selectors as story_selectors
 from shared.http import client_ip
 from shared.ratelimit import Usage, apply_headers, usage_count
 
@@ -444,7 +446,7 @@ class StoryListView(ApiView):
     )
     def get(self, request: Request) -> Response:
         params = _params(shapes.PageParams, request)
-        stories = StoryFilter(request.query_params, queryset=selectors.story_list())
+        stories = StoryFilter(request.query_params, queryset=story_selectors.story_list())
         if not stories.is_valid():
             raise InvalidParameter(first_error(stories.errors))
         return self.paginated(request, stories.qs, shapes.StorySerializer, params)
@@ -458,14 +460,14 @@ class StoryDetailView(ApiView):
     )
     def get(self, request: Request, story_id: str) -> Response:
         params = _params(shapes.LangParams, request)
-        story = selectors.story_get(story_id=_int_id(story_id.split("-", 1)[0]))
+        story = story_selectors.story_get(story_id=_int_id(story_id.split("-", 1)[0]))
         if story is None:
             raise NotFound(f"no story {story_id[:80]}")
         context = {
             "request": request,
             "lang": params["lang"],
-            "successors": selectors.story_successors(story=story),
-            "entries": selectors.story_entries(story=story),
+            "successors": story_selectors.story_successors(story=story),
+            "entries": story_selectors.story_entries(story=story),
         }
         data = shapes.StoryDetailSerializer(story, context=context).data
         return Response({"data": data, "meta": _meta(lang=params["lang"])})
@@ -483,7 +485,8 @@ class EpisodeListView(ApiView):
     )
     def get(self, request: Request) -> Response:
         params = _params(shapes.PageParams, request)
-        return self.paginated(request, selectors.episode_list(), shapes.EpisodeSerializer, params)
+        episodes = podcast_selectors.episode_list()
+        return self.paginated(request, episodes, shapes.EpisodeSerializer, params)
 
 
 class EpisodeDetailView(ApiView):
@@ -497,12 +500,12 @@ class EpisodeDetailView(ApiView):
     )
     def get(self, request: Request, episode_id: str) -> Response:
         params = _params(shapes.EpisodeParams, request)
-        episode = selectors.episode_get(episode_id=episode_id)
+        episode = podcast_selectors.episode_get(episode_id=episode_id)
         if episode is None:
             raise NotFound(f"no episode '{episode_id[:100]}'")
         data = shapes.EpisodeDetailSerializer(episode).data
         if params["include_transcript"]:
-            data["transcript"] = selectors.episode_transcript(episode=episode)
+            data["transcript"] = podcast_selectors.episode_transcript(episode=episode)
         return Response({"data": data, "meta": _meta()})
 
 

@@ -19,12 +19,13 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from news_site.agents import documents
-from news_site.mcp import selectors as mcp_selectors
 from news_site.mcp import shapes
 from news_site.mcp.answers import kept_answer
 from news_site.news import selectors
 from news_site.news.models import Entry, GuidePageType, Story
+from news_site.podcasts import selectors as podcast_selectors
 from news_site.search.selectors import entries_search
+from news_site.stories import selectors as story_selectors
 from shared.outages import DATABASE_ERRORS, RETRY_AFTER_SECONDS
 from shared.outages import MESSAGE as OUTAGE_MESSAGE
 
@@ -182,7 +183,7 @@ async def list_tags() -> Annotated[CallToolResult, shapes.TagList]:
 async def latest_stories(limit: Limit = 10) -> Annotated[CallToolResult, shapes.StoryList]:
     """Running stories (one event covered by several sources), most recently updated first;
     get_story gives one with its entries."""
-    stories = await _read(lambda: mcp_selectors.story_list(limit=limit))
+    stories = await _read(lambda: list(story_selectors.story_list()[:limit]))
     text = "\n".join(
         f"- {story.title} (story_id {story.pk}, {story.updated_at.date().isoformat()})"
         + (f": {' '.join(story.lead.split())}" if story.lead else "")
@@ -199,10 +200,10 @@ async def get_story(ctx: Context, story_id: Id) -> Annotated[CallToolResult, sha
     """One running story by id: its lead and text, and its entries with credits and links."""
 
     def read() -> tuple[Story, list[Entry]]:
-        story = mcp_selectors.story_get(story_id=story_id)
+        story = story_selectors.story_get(story_id=story_id)
         if story is None:
             raise ToolError(f"no story with story_id {story_id}")
-        return story, mcp_selectors.story_entries(story=story)
+        return story, list(story_selectors.story_entries(story=story))
 
     story, entries = await _read(read)
     base_url, site = _base_url(ctx), settings.NEWS_SITE_NAME
@@ -216,7 +217,7 @@ async def get_story(ctx: Context, story_id: Id) -> Annotated[CallToolResult, sha
 @_kept
 async def list_podd_episodes(limit: Limit = 10) -> Annotated[CallToolResult, shapes.EpisodeList]:
     """The service's own podcast episodes, newest first (get_podd_episode has the notes)."""
-    episodes = await _read(lambda: list(mcp_selectors.episode_list(limit=limit)))
+    episodes = await _read(lambda: list(podcast_selectors.episode_list()[:limit]))
     text = "\n".join(
         f"- {episode.title} (episode_id {episode.episode_id}"
         + (f", {episode.published_on.isoformat()})" if episode.published_on else ")")
@@ -234,7 +235,7 @@ async def get_podd_episode(
     episode_id: Annotated[str, Field(min_length=1, max_length=200)],
 ) -> Annotated[CallToolResult, shapes.EpisodeDetail]:
     """One podcast episode by `episode_id`: show notes, chapters, sources and links."""
-    episode = await _read(lambda: mcp_selectors.episode_get(episode_id=episode_id))
+    episode = await _read(lambda: podcast_selectors.episode_get(episode_id=episode_id))
     if episode is None:
         raise ToolError(f"no episode with episode_id {episode_id!r}")
     return _answer(documents.episode_markdown(episode), shapes.episode_detail(episode))

@@ -1,11 +1,9 @@
 """Reads of the news service. Every list is bounded and fetches its relations up front."""
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from django.conf import settings
-from django.db.models import Case, Count, F, Max, Prefetch, Q, QuerySet, Value, When
+from django.db.models import Case, Count, F, Prefetch, Q, QuerySet, Value, When
 from django.db.models.functions import Lower
-from django_tasks_db.models import DBTaskResult
 
 from news_site.news.models import (
     Entry,
@@ -17,7 +15,7 @@ from news_site.news.models import (
 )
 
 MAX_SUMMARY_ATTEMPTS = 3
-INGEST_TASK_PATH = "news_site.news.tasks.ingest_task"
+_RELEVANT = Q(entries__platform_relevant=True)
 # Values a database integer primary key can hold; larger ids in a URL name nothing.
 MAX_ID = 2**63 - 1
 
@@ -127,6 +125,25 @@ def tag_list() -> QuerySet[Tag]:
     return Tag.objects.order_by(Lower("name"), "id")
 
 
+def feed_list_counted() -> QuerySet[Feed]:
+    """Active news sources, each with its count of relevant entries."""
+    return feed_list().annotate(entries_count=Count("entries", filter=_RELEVANT))
+
+
+def tag_list_with_entries() -> QuerySet[Tag]:
+    """Tags that label at least one relevant entry, each with that count."""
+    return (
+        Tag.objects.annotate(entries_count=Count("entries", filter=_RELEVANT))
+        .filter(entries_count__gt=0)
+        .order_by(Lower("name"), "id")
+    )
+
+
+def entry_followed_list(*, account_id: int) -> QuerySet[Entry]:
+    """Relevant entries of the sources an account follows (the accounts app's Follow rows)."""
+    return entry_list().filter(feed__followers__account_id=account_id)
+
+
 def tag_get(*, tag_id: int) -> Tag | None:
     if not 0 < tag_id <= MAX_ID:
         return None
@@ -142,26 +159,6 @@ def guide_list(*, page_type: str | None = None) -> QuerySet[ProductGuide]:
 
 def guide_get(*, slug: str) -> ProductGuide | None:
     return ProductGuide.objects.filter(is_published=True, slug=slug).first()
-
-
-def ingest_worker_status(*, now: datetime) -> dict:
-    """When a worker last finished an ingest run; stale after NEWS_WORKER_STALE_MINUTES."""
-    last = DBTaskResult.objects.filter(task_path=INGEST_TASK_PATH, status="SUCCESSFUL").aggregate(
-        last=Max("finished_at")
-    )["last"]
-    stale_after = timedelta(minutes=settings.NEWS_WORKER_STALE_MINUTES)
-    return {
-        "ok": last is not None and now - last <= stale_after,
-        "last_successful_run": last.isoformat() if last else None,
-    }
-
-
-def ingest_runs_latest() -> tuple[DBTaskResult | None, DBTaskResult | None]:
-    """The ingest run that finished last (successful or not) and the last successful one."""
-    finished = DBTaskResult.objects.filter(
-        task_path=INGEST_TASK_PATH, finished_at__isnull=False
-    ).order_by("-finished_at")
-    return finished.first(), finished.filter(status="SUCCESSFUL").first()
 
 
 def feed_state_counts() -> dict[str, int]:

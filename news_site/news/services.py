@@ -1,4 +1,4 @@
-"""Writes of the news service: registering sources, the ingestion pipeline, editor actions.
+"""Writes of the news service: registering sources, the feeds and summaries steps, editor actions.
 
 The pipeline is fetch -> parse -> upsert -> summarise, one feed and one entry at a time, so one
 broken source or one failed summary never stops the others. Overlapping runs (the periodic task
@@ -43,7 +43,6 @@ from news_site.news.summarise import (
     summarise_offline,
 )
 from news_site.news.text import canonical_url, fingerprint, html_meta, html_to_text, sha256
-from news_site.stories.services import stories_cluster
 from shared.fetch import FetchError, FetchResult, fetch
 
 logger = logging.getLogger(__name__)
@@ -92,22 +91,22 @@ class _NoProgress:
 
 
 @dataclass
-class IngestReport:
+class FeedsReport:
+    """What the feeds step did: fetch every due feed and store its entries and episodes."""
+
     feeds_fetched: int = 0
     feeds_not_modified: int = 0
     feeds_failed: int = 0
     entries_new: int = 0
     episodes_new: int = 0
+
+
+@dataclass
+class SummaryReport:
+    """What the summaries step did."""
+
     entries_summarised: int = 0
     summaries_failed: int = 0
-
-    def line(self) -> str:
-        return (
-            f"feeds: {self.feeds_fetched} fetched, {self.feeds_not_modified} not modified, "
-            f"{self.feeds_failed} failed; entries: {self.entries_new} new, "
-            f"{self.entries_summarised} summarised, {self.summaries_failed} summaries failed; "
-            f"podcast episodes: {self.episodes_new} new"
-        )
 
 
 @dataclass(frozen=True)
@@ -130,35 +129,15 @@ def feed_add(
     return feed, created
 
 
-# The pipeline
+# The ingest steps of this app (news_site.ingest runs them in order)
 
 
-def ingest_run(
-    *,
-    fetcher: Fetcher = http_fetch,
-    model: ChatModel | None = None,
-    progress: Progress | None = None,
-    fetch_feeds: bool = True,
-    summarise: bool = True,
-) -> IngestReport:
-    """One whole pass: every due feed, then every entry that needs a model summary."""
-    report = IngestReport()
+def feeds_refresh_due(
+    *, fetcher: Fetcher = http_fetch, progress: Progress | None = None
+) -> FeedsReport:
+    """The feeds step: every due feed, each claimed so overlapping runs never share one."""
+    report = FeedsReport()
     progress = progress or _NoProgress()
-    if fetch_feeds:
-        feeds_refresh_due(fetcher=fetcher, report=report, progress=progress)
-    if summarise and model is not None:
-        entries_summarise(fetcher=fetcher, model=model, report=report, progress=progress)
-    # The search and api apps build on this module, so their steps are imported here.
-    from news_site.api.services import episode_transcripts_fetch
-    from news_site.search.services import entries_embed
-
-    entries_embed()
-    episode_transcripts_fetch(fetcher=fetcher)
-    stories_cluster(model=model)
-    return report
-
-
-def feeds_refresh_due(*, fetcher: Fetcher, report: IngestReport, progress: Progress) -> None:
     now = timezone.now()
     due = list(selectors.feeds_due(now=now))
     progress.start("feeds", len(due))
@@ -174,6 +153,7 @@ def feeds_refresh_due(*, fetcher: Fetcher, report: IngestReport, progress: Progr
             report.entries_new += refresh.entries_new
             report.episodes_new += refresh.episodes_new
         progress.advance()
+    return report
 
 
 def feed_claim(*, feed: Feed, now: datetime) -> bool:
@@ -517,8 +497,11 @@ def _episode_chapters_load(
 
 
 def entries_summarise(
-    *, fetcher: Fetcher, model: ChatModel, report: IngestReport, progress: Progress
-) -> None:
+    *, model: ChatModel, fetcher: Fetcher = http_fetch, progress: Progress | None = None
+) -> SummaryReport:
+    """The summaries step: every entry due a model summary, within the model's call budget."""
+    report = SummaryReport()
+    progress = progress or _NoProgress()
     now = timezone.now()
     due = list(selectors.entries_due_for_summary(now=now)[: model.max_calls])
     progress.start("summaries", len(due))
@@ -537,6 +520,7 @@ def entries_summarise(
             break
         finally:
             progress.advance()
+    return report
 
 
 def entry_claim(*, entry: Entry, now: datetime) -> bool:

@@ -1,11 +1,19 @@
-"""Reads of story watch."""
+"""Reads of story watch: clustering's inputs, and the story reads of every surface.
+
+Visibility, one rule for /api/v1, MCP and any other surface: a story is public while it has
+members (`entries_count > 0`, kept by clustering; members are relevant articles). A story
+emptied by editors is gone everywhere, list and detail alike.
+"""
 
 from datetime import datetime
 
 from django.db.models import QuerySet
 
 from news_site.news.models import Entry, FeedKind, Story
+from news_site.news.selectors import entry_list
 
+# A story detail lists at most this many member articles (newest first).
+STORY_ENTRIES_MAX = 100
 # Enough recent entries for stable document frequencies, few enough to read on every run.
 IDF_SAMPLE_SIZE = 5000
 
@@ -40,3 +48,30 @@ def entry_text(entry: Entry) -> str:
     return "\n".join(
         part for part in (entry.title, entry.summary_original, entry.summary_translated) if part
     )
+
+
+def story_list() -> QuerySet[Story]:
+    """Visible stories, most recently updated first."""
+    return (
+        Story.objects.filter(entries_count__gt=0)
+        .defer("centroid", "entities", "body")
+        .order_by("-updated_at", "-id")
+    )
+
+
+def story_get(*, story_id: int) -> Story | None:
+    return (
+        Story.objects.filter(pk=story_id, entries_count__gt=0)
+        .defer("centroid", "entities")
+        .select_related("predecessor")
+        .first()
+    )
+
+
+def story_successors(*, story: Story) -> QuerySet[Story]:
+    return story.successors.only("id", "title", "slug", "status").order_by("id")
+
+
+def story_entries(*, story: Story) -> QuerySet[Entry]:
+    """The story's public articles, newest first, at most STORY_ENTRIES_MAX."""
+    return entry_list().filter(story=story)[:STORY_ENTRIES_MAX]

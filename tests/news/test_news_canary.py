@@ -7,8 +7,9 @@ tool server is checked in tests/news/mcp/test_news_mcp_canary.py.
 
 import pytest
 
+from news_site.ingest.services import ingest_run
 from news_site.news.models import Entry, Tag
-from news_site.news.services import feed_add, ingest_run
+from news_site.news.services import feed_add
 from news_site.news.summarise import ChatModel
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -4,9 +4,9 @@ from datetime import date
 
 import pytest
 
-from news_site.api.models import EpisodeTranscript
-from news_site.api.services import episode_transcripts_fetch
 from news_site.news.models import PodcastEpisode
+from news_site.podcasts.models import EpisodeTranscript
+from news_site.podcasts.services import episode_transcripts_fetch
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -73,8 +73,8 @@ def test_include_transcript_attaches_the_stored_text_fetched_once(http, server, 
     assert before.json()["data"]["transcript"] is None
     assert server.requests_to("/ep-8.vtt") == []
 
-    assert episode_transcripts_fetch() == 1
-    assert episode_transcripts_fetch() == 0
+    assert episode_transcripts_fetch().transcripts_stored == 1
+    assert episode_transcripts_fetch().transcripts_stored == 0
 
     after = http.get("/api/v1/podd_episodes/ep-8", params={"include_transcript": "true"})
     plain = http.get("/api/v1/podd_episodes/ep-8")

@@ -7,8 +7,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from news_site.ingest.services import ingest_run
 from news_site.news.models import Entry, Feed, FetchOutcome
-from news_site.news.services import feed_claim, feed_refresh, ingest_run
+from news_site.news.services import feed_claim, feed_refresh
 
 pytestmark = pytest.mark.django_db
 

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
+from news_site.ingest.services import ingest_run
 from news_site.news.models import FeedKind, PodcastEpisode
-from news_site.news.services import ingest_run
 
 pytestmark = pytest.mark.django_db
 

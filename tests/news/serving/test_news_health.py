@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def _finished_run(minutes_ago: int) -> None:
     finished = timezone.now() - timedelta(minutes=minutes_ago)
     DBTaskResult.objects.create(
-        task_path="news_site.news.tasks.ingest_task",
+        task_path="news_site.ingest.tasks.ingest_task",
         status="SUCCESSFUL",
         enqueued_at=finished,
         started_at=finished,

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def _ingest_run(*, minutes_ago: int, status: str, counts: dict | None = None) -> DBTaskResult:
     finished = timezone.now() - timedelta(minutes=minutes_ago)
     return DBTaskResult.objects.create(
-        task_path="news_site.news.tasks.ingest_task",
+        task_path="news_site.ingest.tasks.ingest_task",
         status=status,
         enqueued_at=finished - timedelta(seconds=40),
         started_at=finished - timedelta(seconds=30),
@@ -47,6 +47,12 @@ def test_the_last_run_and_the_last_successful_runs_counts_are_reported(live_serv
             "episodes_new": 1,
             "entries_summarised": 11,
             "summaries_failed": 1,
+            "entries_embedded": 9,
+            "transcripts_stored": 1,
+            "transcripts_failed": 3,
+            "stories_entries_assigned": 10,
+            "stories_created": 4,
+            "stories_skipped_locked": False,
         },
     )
     failed = _ingest_run(minutes_ago=5, status="FAILED")
@@ -66,6 +72,13 @@ def test_the_last_run_and_the_last_successful_runs_counts_are_reported(live_serv
     assert sample(text, "news_ingest_last_success_entries", result="new") == 12
     assert sample(text, "news_ingest_last_success_entries", result="summary_failed") == 1
     assert sample(text, "news_ingest_last_success_podcast_episodes") == 1
+    assert sample(text, "news_ingest_last_success_entries_embedded") == 9
+    assert sample(text, "news_ingest_last_success_transcripts", result="stored") == 1
+    assert sample(text, "news_ingest_last_success_transcripts", result="failed") == 3
+    assert sample(text, "news_ingest_last_success_stories", result="entries_assigned") == 10
+    assert sample(text, "news_ingest_last_success_stories", result="created") == 4
+    assert sample(text, "news_ingest_last_success_stories", result="joined") == 0
+    assert sample(text, "news_ingest_last_success_stories_skipped_locked") == 0
 
 
 def test_feeds_are_reported_by_the_outcome_of_their_last_fetch(live_server, make_feed):

@@ -6,7 +6,7 @@ import io
 import pytest
 from django.core.management import call_command
 
-from news_site.news.demo import demo_load
+from news_site.ingest.demo import demo_load
 from news_site.news.models import Entry, Story
 from news_site.stories.quality import continuations_load, labels_load, quality_measure
 

@@ -17,8 +17,9 @@ import yaml
 from django.db import transaction
 from django.utils import timezone
 
+from news_site.ingest.services import IngestReport, ingest_run
 from news_site.news.models import Entry, Feed, FeedKind, ProductGuide
-from news_site.news.services import IngestReport, entry_view_record, feed_add, ingest_run
+from news_site.news.services import entry_view_record, feed_add
 from shared.fetch import FetchError, FetchResult
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo_data"

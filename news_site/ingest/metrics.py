@@ -9,13 +9,24 @@ from collections.abc import Iterator
 
 from prometheus_client.core import GaugeMetricFamily, Metric
 
-from news_site.news import selectors
+from news_site.ingest.selectors import ingest_runs_latest
 from news_site.news.models import FetchOutcome
+from news_site.news.selectors import feed_state_counts
 
 _FEED_RESULTS = {
     "fetched": "feeds_fetched",
     "not_modified": "feeds_not_modified",
     "failed": "feeds_failed",
+}
+_TRANSCRIPT_RESULTS = {"stored": "transcripts_stored", "failed": "transcripts_failed"}
+_STORY_RESULTS = {
+    "entries_assigned": "stories_entries_assigned",
+    "created": "stories_created",
+    "joined": "stories_joined",
+    "reopened": "stories_reopened",
+    "linked": "stories_linked",
+    "written": "stories_written",
+    "written_by_model": "stories_written_by_model",
 }
 _ENTRY_RESULTS = {
     "new": "entries_new",
@@ -26,7 +37,7 @@ _ENTRY_RESULTS = {
 
 class IngestCollector:
     def collect(self) -> Iterator[Metric]:
-        last, last_success = selectors.ingest_runs_latest()
+        last, last_success = ingest_runs_latest()
         yield GaugeMetricFamily(
             "news_ingest_last_success_timestamp_seconds",
             "When the last successful ingest run finished (0: none in the kept task results).",
@@ -69,7 +80,29 @@ class IngestCollector:
                 "New podcast episodes in the last successful ingest run.",
                 value=counts.get("episodes_new", 0),
             )
-        states = selectors.feed_state_counts()
+            yield GaugeMetricFamily(
+                "news_ingest_last_success_entries_embedded",
+                "Entries embedded for semantic search in the last successful ingest run.",
+                value=counts.get("entries_embedded", 0),
+            )
+            yield _by_result(
+                "news_ingest_last_success_transcripts",
+                "Podcast transcripts in the last successful ingest run: stored, failed.",
+                counts,
+                _TRANSCRIPT_RESULTS,
+            )
+            yield _by_result(
+                "news_ingest_last_success_stories",
+                "Story clustering in the last successful ingest run, by what it did.",
+                counts,
+                _STORY_RESULTS,
+            )
+            yield GaugeMetricFamily(
+                "news_ingest_last_success_stories_skipped_locked",
+                "1 if clustering in the last successful run was skipped: another run held it.",
+                value=1 if counts.get("stories_skipped_locked") else 0,
+            )
+        states = feed_state_counts()
         feeds = GaugeMetricFamily(
             "news_feeds",
             "Active feeds by the outcome of their last fetch (paused: failing for days).",

@@ -1,4 +1,5 @@
-"""Run the ingestion pipeline once: fetch due feeds, store entries, summarise.
+"""Run the ingestion pipeline once: fetch due feeds, store entries, summarise, embed, fetch
+transcripts, cluster stories. `--fetch-only` and `--summarise-only` run just that step.
 
 Prints a progress bar on a terminal and a one-line summary. `--enqueue` hands the run to the
 task workers instead (what the periodic schedule does).
@@ -8,9 +9,9 @@ import sys
 
 from django.core.management.base import BaseCommand
 
-from news_site.news.services import ingest_run
+from news_site.ingest.services import ALL_STEPS, Step, ingest_run
+from news_site.ingest.tasks import ingest_task
 from news_site.news.summarise import ChatModel
-from news_site.news.tasks import ingest_task
 
 
 class TerminalProgress:
@@ -44,21 +45,30 @@ class TerminalProgress:
 
 
 class Command(BaseCommand):
-    help = "Fetch every due feed, store new entries and summarise them, once."
+    help = "Run every ingest step once: feeds, summaries, embeddings, transcripts, stories."
 
     def add_arguments(self, parser):
         parser.add_argument(
             "--enqueue", action="store_true", help="Queue the run for the task workers."
         )
         steps = parser.add_mutually_exclusive_group()
-        steps.add_argument("--fetch-only", action="store_true", help="Only fetch and store.")
-        steps.add_argument("--summarise-only", action="store_true", help="Only summarise.")
+        steps.add_argument(
+            "--fetch-only", action="store_true", help="Only fetch and store (the feeds step)."
+        )
+        steps.add_argument(
+            "--summarise-only", action="store_true", help="Only summarise (the summaries step)."
+        )
 
     def handle(self, *args, **options):
         if options["enqueue"]:
             result = ingest_task.enqueue()
             self.stdout.write(f"queued ingest task {result.id}")
             return
+        steps = ALL_STEPS
+        if options["fetch_only"]:
+            steps = (Step.FEEDS,)
+        elif options["summarise_only"]:
+            steps = (Step.SUMMARIES,)
         interactive = options["verbosity"] >= 1 and sys.stderr.isatty()
         progress = TerminalProgress(sys.stderr) if interactive else None
         model = ChatModel.from_settings()
@@ -68,8 +78,7 @@ class Command(BaseCommand):
             report = ingest_run(
                 model=model,
                 progress=progress,
-                fetch_feeds=not options["summarise_only"],
-                summarise=not options["fetch_only"],
+                steps=steps,
             )
         finally:
             if model is not None:

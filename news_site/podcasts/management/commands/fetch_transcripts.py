@@ -2,11 +2,12 @@
 
 from django.core.management.base import BaseCommand
 
-from news_site.api.services import episode_transcripts_fetch
+from news_site.podcasts.services import episode_transcripts_fetch
 
 
 class Command(BaseCommand):
     help = "Fetch and store podcast transcripts (each once), for include_transcript=true."
 
     def handle(self, *args, **options):
-        self.stdout.write(f"transcripts stored: {episode_transcripts_fetch()}")
+        report = episode_transcripts_fetch()
+        self.stdout.write(f"transcripts stored: {report.transcripts_stored}")

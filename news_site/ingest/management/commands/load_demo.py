@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand
 
-from news_site.news.demo import demo_load
+from news_site.ingest.demo import demo_load
 
 
 class Command(BaseCommand):

@@ -41,7 +41,9 @@ def test_ingest_prints_a_one_line_summary(server, private_fetching, rss, setting
 
     assert out.getvalue().strip().splitlines()[-1] == (
         "feeds: 1 fetched, 0 not modified, 1 failed; entries: 1 new, 0 summarised, "
-        "0 summaries failed; podcast episodes: 0 new"
+        "0 summaries failed; podcast episodes: 0 new; embeddings: 1 entries embedded; "
+        "transcripts: 0 stored, 0 failed; stories: 1 entries assigned, 1 new (0 continuing an "
+        "older story), 0 joined, 0 reopened; 1 texts written (0 by the model)"
     )
 
 
@@ -51,7 +53,7 @@ def test_ingest_enqueue_puts_a_task_on_the_queue():
     call_command("ingest", "--enqueue", stdout=out)
 
     task = DBTaskResult.objects.get()
-    assert task.task_path == "news_site.news.tasks.ingest_task"
+    assert task.task_path == "news_site.ingest.tasks.ingest_task"
     assert out.getvalue().startswith("queued ingest task")
 
 

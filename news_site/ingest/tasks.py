@@ -6,17 +6,18 @@ claimed one by one (see services).
 """
 
 from dataclasses import asdict
+from typing import Any
 
 from django_tasks import task
 
-from news_site.news.services import ingest_run
+from news_site.ingest.services import ingest_run
 from news_site.news.summarise import ChatModel
 
 
 @task()
-def ingest_task() -> dict[str, int]:
+def ingest_task() -> dict[str, Any]:
     """Returns the run's counts, which the task result keeps: /metrics reports the last run's
-    from there (news_site/news/metrics.py)."""
+    from there (news_site/ingest/metrics.py)."""
     model = ChatModel.from_settings()
     try:
         report = ingest_run(model=model)

@@ -1,4 +1,4 @@
-"""Data the API serves beyond the news core's models."""
+"""Podcast data beyond the feed's episodes: transcripts, fetched by the ingest's transcript step."""
 
 from django.db import models
 from django.utils import timezone
@@ -16,6 +16,10 @@ class EpisodeTranscript(models.Model):
     text = models.TextField()
     content_type = models.CharField(max_length=100, blank=True)
     fetched_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        # The table kept its name when the model moved here from the api app.
+        db_table = "api_episodetranscript"
 
     def __str__(self) -> str:
         return f"transcript of {self.episode_id}"

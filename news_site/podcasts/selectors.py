@@ -1,0 +1,24 @@
+"""Reads of podcast episodes, the one visibility rule for every surface: every stored episode
+is public (a podcast feed has no relevance filter), newest first."""
+
+from django.db.models import QuerySet
+
+from news_site.news.models import PodcastEpisode
+from news_site.podcasts.models import EpisodeTranscript
+
+
+def episode_list() -> QuerySet[PodcastEpisode]:
+    return PodcastEpisode.objects.order_by("-published_on", "-id")
+
+
+def episode_get(*, episode_id: str) -> PodcastEpisode | None:
+    return PodcastEpisode.objects.filter(episode_id=episode_id).first()
+
+
+def episode_transcript(*, episode: PodcastEpisode) -> str | None:
+    """The stored transcript, None until `fetch_transcripts` has fetched it."""
+    return EpisodeTranscript.objects.filter(episode=episode).values_list("text", flat=True).first()
+
+
+def episodes_without_transcript() -> QuerySet[PodcastEpisode]:
+    return PodcastEpisode.objects.exclude(transcript_url="").filter(transcript__isnull=True)
