@@ -41,6 +41,7 @@ run-prod: $(BIN)/.installed var/secret_key
 lint: $(BIN)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 format: $(BIN)/.installed
 	$(BIN)/ruff check --fix .

@@ -3,9 +3,9 @@
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 
+from news_site.accounts.errors import BEARER_CHALLENGE, InvalidToken, TokenInQuery
 from news_site.accounts.models import Account, ApiToken
 from news_site.accounts.selectors import token_authenticate
-from news_site.api.errors import BEARER_CHALLENGE, ApiError, InvalidToken
 from shared.http import MalformedAuthorization, bearer_token
 
 
@@ -13,9 +13,8 @@ class BearerAuthentication(BaseAuthentication):
     def authenticate(self, request: Request) -> tuple[Account, ApiToken] | None:
         # Tokens in URLs end up in proxy logs, browser history and Referer headers.
         if "token" in request.query_params:
-            raise ApiError(
-                "tokens in the query string are not accepted: send 'Authorization: Bearer <token>'",
-                type="token_in_query",
+            raise TokenInQuery(
+                "tokens in the query string are not accepted: send 'Authorization: Bearer <token>'"
             )
         try:
             raw = bearer_token(request._request)

@@ -13,6 +13,7 @@ from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
 
+from news_site.accounts.errors import BEARER_CHALLENGE
 from shared.outages import MESSAGE, RETRY_AFTER_SECONDS, is_database_outage, log_outage
 
 logger = logging.getLogger(__name__)
@@ -36,7 +37,6 @@ ERROR_TYPES = (
     "internal_error",
     "service_unavailable",
 )
-BEARER_CHALLENGE = 'Bearer realm="api"'
 
 
 class ApiError(exceptions.APIException):
@@ -69,10 +69,6 @@ class InvalidParameter(ApiError):
 class NotFound(ApiError):
     status_code = 404
     type = "not_found"
-
-
-class InvalidToken(exceptions.AuthenticationFailed):
-    """A presented Bearer token that is malformed, unknown, expired or revoked."""
 
 
 def error_body(error_type: str, message: str) -> dict[str, Any]:
@@ -109,7 +105,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     if isinstance(exc, ApiError):
         error_type, message = exc.type, exc.message
     elif isinstance(exc, exceptions.APIException):
-        error_type = next(
+        # Lower apps' errors (accounts.errors) carry their own type; DRF's are mapped.
+        error_type = getattr(exc, "type", None) or next(
             (name for cls, name in _DRF_TYPES.items() if isinstance(exc, cls)), "invalid_request"
         )
         detail = exc.detail
