@@ -31,8 +31,8 @@ def _negotiated(response: HttpResponse) -> HttpResponse:
     return response
 
 
-def _entry_or_404(entry_id: str):
-    entry = selectors.entry_get(entry_id=int(entry_id), relevant_only=True)
+def _entry_or_404(entry_id: int):
+    entry = selectors.entry_get(entry_id=entry_id, relevant_only=True)
     if entry is None:
         raise Http404("no such entry")
     return entry
@@ -68,7 +68,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
-def entry_page(request: HttpRequest, entry_id: str) -> HttpResponse:
+def entry_page(request: HttpRequest, entry_id: int) -> HttpResponse:
     entry = _entry_or_404(entry_id)
     if prefers_markdown(request.headers.get("Accept", "")):
         return _negotiated(_entry_markdown_response(request, entry))
@@ -81,7 +81,7 @@ def entry_page(request: HttpRequest, entry_id: str) -> HttpResponse:
 
 
 @require_safe
-def entry_markdown(request: HttpRequest, entry_id: str) -> HttpResponse:
+def entry_markdown(request: HttpRequest, entry_id: int) -> HttpResponse:
     return _entry_markdown_response(request, _entry_or_404(entry_id))
 
 

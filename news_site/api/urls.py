@@ -5,7 +5,6 @@ from news_site.api import views
 from news_site.api.errors import not_found_view
 
 # Numeric ids have at most 20 digits; anything else falls through to the JSON 404.
-_ID = r"(?P<{}>[0-9]{{1,20}})"
 
 urlpatterns = [
     path("schema", SpectacularAPIView.as_view(), name="api-schema"),
@@ -16,17 +15,17 @@ urlpatterns = [
     path("entries/popular", views.EntryPopularView.as_view()),
     path("entries/follows", views.EntryFollowsView.as_view()),
     path("entries/search", views.EntrySearchView.as_view()),
-    re_path(rf"^entries/{_ID.format('entry_id')}$", views.EntryDetailView.as_view()),
+    path("entries/<id:entry_id>", views.EntryDetailView.as_view()),
     path("feeds", views.FeedListView.as_view()),
-    re_path(rf"^feeds/{_ID.format('feed_id')}$", views.FeedDetailView.as_view()),
-    re_path(rf"^feeds/{_ID.format('feed_id')}/entries$", views.FeedEntriesView.as_view()),
-    re_path(rf"^feeds/{_ID.format('feed_id')}/follow$", views.FeedFollowView.as_view()),
+    path("feeds/<id:feed_id>", views.FeedDetailView.as_view()),
+    path("feeds/<id:feed_id>/entries", views.FeedEntriesView.as_view()),
+    path("feeds/<id:feed_id>/follow", views.FeedFollowView.as_view()),
     path("tags", views.TagListView.as_view()),
     re_path(r"^tags/(?P<slug>[-a-zA-Z0-9_]{1,60})$", views.TagDetailView.as_view()),
     re_path(r"^tags/(?P<slug>[-a-zA-Z0-9_]{1,60})/entries$", views.TagEntriesView.as_view()),
     path("stories", views.StoryListView.as_view()),
-    re_path(
-        r"^stories/(?P<story_id>[0-9]{1,20}(?:-[-a-zA-Z0-9_]{0,300})?)$",
+    path(
+        "stories/<id_slug:story_id>",
         views.StoryDetailView.as_view(),
         name="api-story",
     ),

@@ -26,7 +26,7 @@ from news_site.api.filters import StoryFilter
 from news_site.api.services import entry_view_register
 from news_site.news import selectors
 from news_site.news.http import public
-from news_site.news.selectors import MAX_ID, entry_get, entry_list, entry_popular
+from news_site.news.selectors import entry_get, entry_list, entry_popular
 from news_site.podcasts import selectors as podcast_selectors
 from news_site.search.selectors import entries_search
 from news_site.stories import selectors as story_selectors
@@ -101,13 +101,6 @@ def _params(serializer_class: type[serializers.Serializer], request: Request) ->
 
 def _meta(**extra: Any) -> dict[str, Any]:
     return {"api_version": API_VERSION, **extra}
-
-
-def _int_id(raw: str) -> int:
-    value = int(raw)
-    if not 0 < value <= MAX_ID:
-        raise NotFound("not found")
-    return value
 
 
 class ApiView(APIView):
@@ -245,9 +238,9 @@ class EntryDetailView(ApiView):
             "counted once per caller (account, else client address) and entry a day."
         ),
     )
-    def get(self, request: Request, entry_id: str) -> Response:
+    def get(self, request: Request, entry_id: int) -> Response:
         params = _params(shapes.LangParams, request)
-        entry = entry_get(entry_id=_int_id(entry_id), relevant_only=True)
+        entry = entry_get(entry_id=entry_id, relevant_only=True)
         if entry is None:
             raise NotFound(f"no entry {entry_id}")
         viewer = f"account:{request.user.pk}" if request.user else f"ip:{client_ip(request)}"
@@ -321,8 +314,8 @@ def _followed(request: Request) -> set[int]:
     return followed_feed_ids(account_id=request.user.pk) if request.user else set()
 
 
-def _feed(feed_id: str):
-    feed = selectors.feed_list_counted().filter(pk=_int_id(feed_id)).first()
+def _feed(feed_id: int):
+    feed = selectors.feed_list_counted().filter(pk=feed_id).first()
     if feed is None:
         raise NotFound(f"no source {feed_id}")
     return feed
@@ -348,7 +341,7 @@ class FeedListView(ApiView):
 
 class FeedDetailView(ApiView):
     @extend_schema(responses=_item_schema("FeedDetail", shapes.FeedSerializer))
-    def get(self, request: Request, feed_id: str) -> Response:
+    def get(self, request: Request, feed_id: int) -> Response:
         feed = _feed(feed_id)
         data = shapes.FeedSerializer(feed, context={"followed": _followed(request)}).data
         return Response({"data": data, "meta": _meta()})
@@ -359,7 +352,7 @@ class FeedEntriesView(ApiView):
         parameters=[*_PAGE_PARAMS, _LANG_PARAM],
         responses=_list_schema("FeedEntry", shapes.EntrySerializer),
     )
-    def get(self, request: Request, feed_id: str) -> Response:
+    def get(self, request: Request, feed_id: int) -> Response:
         params = _params(shapes.ListParams, request)
         feed = _feed(feed_id)
         return self.paginated(request, entry_list(feed=feed), shapes.EntrySerializer, params)
@@ -374,7 +367,7 @@ class FeedFollowView(AccountView):
         responses=_FOLLOW_RESPONSE,
         description="Follow the source (idempotent): 200 with `is_following: true`.",
     )
-    def post(self, request: Request, feed_id: str) -> Response:
+    def post(self, request: Request, feed_id: int) -> Response:
         feed = _feed(feed_id)
         accounts.follow_create(account=request.user, feed=feed)
         return Response({"data": {"feed_id": feed.pk, "is_following": True}, "meta": _meta()})
@@ -385,7 +378,7 @@ class FeedFollowView(AccountView):
         responses={200: _FOLLOW_RESPONSE},
         description="Unfollow the source (idempotent): 200 with `is_following: false`.",
     )
-    def delete(self, request: Request, feed_id: str) -> Response:
+    def delete(self, request: Request, feed_id: int) -> Response:
         feed = _feed(feed_id)
         accounts.follow_delete(account=request.user, feed=feed)
         return Response({"data": {"feed_id": feed.pk, "is_following": False}, "meta": _meta()})
@@ -458,11 +451,11 @@ class StoryDetailView(ApiView):
         responses=_item_schema("StoryDetail", shapes.StoryDetailSerializer),
         description="`:id` is the id or `<id>-<slug>` (the slug is not checked).",
     )
-    def get(self, request: Request, story_id: str) -> Response:
+    def get(self, request: Request, story_id: int) -> Response:
         params = _params(shapes.LangParams, request)
-        story = story_selectors.story_get(story_id=_int_id(story_id.split("-", 1)[0]))
+        story = story_selectors.story_get(story_id=story_id)
         if story is None:
-            raise NotFound(f"no story {story_id[:80]}")
+            raise NotFound(f"no story {story_id}")
         context = {
             "request": request,
             "lang": params["lang"],

@@ -28,8 +28,8 @@ def entries_popular(request: HttpRequest) -> JsonResponse:
 
 
 @require_safe
-def entry_detail(request: HttpRequest, entry_id: str) -> JsonResponse:
-    entry = selectors.entry_get(entry_id=int(entry_id), relevant_only=True)
+def entry_detail(request: HttpRequest, entry_id: int) -> JsonResponse:
+    entry = selectors.entry_get(entry_id=entry_id, relevant_only=True)
     if entry is None:
         raise Http404("no such entry")
     payload = legacy_entry(entry, now=timezone.now())
@@ -43,8 +43,8 @@ def feeds(request: HttpRequest) -> JsonResponse:
 
 
 @require_safe
-def feed_entries(request: HttpRequest, feed_id: str) -> JsonResponse:
-    feed = selectors.feed_get(feed_id=int(feed_id))
+def feed_entries(request: HttpRequest, feed_id: int) -> JsonResponse:
+    feed = selectors.feed_get(feed_id=feed_id)
     if feed is None:
         raise Http404("no such feed")
     return _entries_response(request, selectors.entry_list(feed=feed))
@@ -57,8 +57,8 @@ def tags(request: HttpRequest) -> JsonResponse:
 
 
 @require_safe
-def tag_entries(request: HttpRequest, tag_id: str) -> JsonResponse:
-    tag = selectors.tag_get(tag_id=int(tag_id))
+def tag_entries(request: HttpRequest, tag_id: int) -> JsonResponse:
+    tag = selectors.tag_get(tag_id=tag_id)
     if tag is None:
         raise Http404("no such tag")
     return _entries_response(request, selectors.entry_list(tag=tag))

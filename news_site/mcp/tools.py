@@ -22,6 +22,7 @@ from news_site.agents import documents
 from news_site.mcp import shapes
 from news_site.mcp.answers import kept_answer
 from news_site.news import selectors
+from news_site.news.converters import MAX_ID
 from news_site.news.models import Entry, GuidePageType, Story
 from news_site.podcasts import selectors as podcast_selectors
 from news_site.search.selectors import entries_search
@@ -35,7 +36,7 @@ logger = logging.getLogger(__name__)
 BASE_URL_SCOPE_KEY = "news_site.base_url"
 
 Limit = Annotated[int, Field(ge=1, le=50, description="How many items, 1 to 50.")]
-Id = Annotated[int, Field(ge=1, le=selectors.MAX_ID)]
+Id = Annotated[int, Field(ge=1, le=MAX_ID)]
 PageType = Literal["product_hub", "family_hub", "generation_hub", "rumor"]
 assert set(PageType.__args__) == set(GuidePageType.values)
 

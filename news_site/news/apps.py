@@ -1,7 +1,15 @@
 from django.apps import AppConfig
+from django.urls import register_converter
+
+from news_site.news.converters import IdConverter, IdSlugConverter
 
 
 class NewsConfig(AppConfig):
     name = "news_site.news"
     label = "news"
     verbose_name = "Nyheter"
+
+    def ready(self) -> None:
+        # Before any URLconf is read: every surface's paths use these.
+        register_converter(IdConverter, "id")
+        register_converter(IdSlugConverter, "id_slug")

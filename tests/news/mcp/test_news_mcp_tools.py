@@ -5,8 +5,10 @@ from datetime import date
 
 import pytest
 import yaml
+from django.utils import timezone
 
 from news_site.news.models import PodcastEpisode, ProductGuide, Story
+from news_site.stories.services import story_refresh
 
 
 @pytest.fixture
@@ -20,6 +22,8 @@ def news(make_feed, make_entry, make_tag):
         make_entry(ninetofive, tags=[mac], title="Ny MacBook Air", story=story),
     ]
     hidden = make_entry(macrumors, title="Orelaterad nyhet om iPhone", platform_relevant=False)
+    # Counts as clustering keeps them; a story is visible while it has members.
+    story = story_refresh(story=story, now=timezone.now())
     return {
         "tags": (iphone, mac),
         "feeds": (macrumors, ninetofive),
