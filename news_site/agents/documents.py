@@ -55,20 +55,28 @@ def credit(entry: Entry, *, site_name: str) -> str:
     return f"enligt {entry.feed.title}, via {site_name}"
 
 
-def entry_markdown(entry: Entry, *, base_url: str, site_name: str) -> str:
-    meta = {
+def entry_card(entry: Entry) -> dict:
+    """An entry's metadata as every agent surface gives it: the markdown page's front matter
+    and the MCP tools' structured content both start from this one card."""
+    return {
         "id": entry.pk,
         "title": entry.title,
         "url": entry.url,
         "source": entry.feed.title,
         "source_id": entry.feed_id,
         "published_at": entry.published_at.isoformat() if entry.published_at else None,
-        "language": "sv",
-        "original_language": entry.language,
         "translated": entry.is_translated,
-        "summary_source": _SUMMARY_SOURCE[SummaryState(entry.summary_state)],
         "image": entry.image_url or None,
         "tags": [tag.name for tag in entry.tags.all()],
+    }
+
+
+def entry_markdown(entry: Entry, *, base_url: str, site_name: str) -> str:
+    meta = {
+        **entry_card(entry),
+        "language": "sv",
+        "original_language": entry.language,
+        "summary_source": _SUMMARY_SOURCE[SummaryState(entry.summary_state)],
         "canonical": f"{base_url}/entries/{entry.pk}",
     }
     parts = [_frontmatter(meta), f"# {_line(entry.title)}", "", entry.swedish_summary, ""]

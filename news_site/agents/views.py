@@ -32,7 +32,7 @@ def _negotiated(response: HttpResponse) -> HttpResponse:
 
 
 def _entry_or_404(entry_id: int):
-    entry = selectors.entry_get(entry_id=entry_id, relevant_only=True)
+    entry = selectors.entry_get(entry_id=entry_id)
     if entry is None:
         raise Http404("no such entry")
     return entry

@@ -240,7 +240,7 @@ class EntryDetailView(ApiView):
     )
     def get(self, request: Request, entry_id: int) -> Response:
         params = _params(shapes.LangParams, request)
-        entry = entry_get(entry_id=entry_id, relevant_only=True)
+        entry = entry_get(entry_id=entry_id)
         if entry is None:
             raise NotFound(f"no entry {entry_id}")
         viewer = f"account:{request.user.pk}" if request.user else f"ip:{client_ip(request)}"

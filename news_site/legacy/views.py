@@ -29,7 +29,7 @@ def entries_popular(request: HttpRequest) -> JsonResponse:
 
 @require_safe
 def entry_detail(request: HttpRequest, entry_id: int) -> JsonResponse:
-    entry = selectors.entry_get(entry_id=entry_id, relevant_only=True)
+    entry = selectors.entry_get(entry_id=entry_id)
     if entry is None:
         raise Http404("no such entry")
     payload = legacy_entry(entry, now=timezone.now())

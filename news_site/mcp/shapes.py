@@ -4,7 +4,7 @@ summary, never an article's text) as JSON, one shape per resource."""
 # pydantic (which builds the output schemas) needs typing_extensions.TypedDict before 3.12.
 from typing_extensions import TypedDict
 
-from news_site.agents.documents import credit
+from news_site.agents.documents import credit, entry_card
 from news_site.news.models import Entry, Feed, PodcastEpisode, ProductGuide, Story, Tag
 
 
@@ -85,16 +85,8 @@ class GuideItem(TypedDict):
 
 def entry_item(entry: Entry, *, base_url: str, site_name: str) -> EntryItem:
     return {
-        "id": entry.pk,
-        "title": entry.title,
-        "url": entry.url,
-        "source": entry.feed.title,
-        "source_id": entry.feed_id,
-        "published_at": entry.published_at.isoformat() if entry.published_at else None,
+        **entry_card(entry),
         "summary": entry.swedish_summary,
-        "translated": entry.is_translated,
-        "image": entry.image_url or None,
-        "tags": [tag.name for tag in entry.tags.all()],
         "credit": credit(entry, site_name=site_name),
         "markdown_url": f"{base_url}/entries/{entry.pk}.md",
     }

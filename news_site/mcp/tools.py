@@ -151,7 +151,7 @@ async def search_news(
 @_kept
 async def get_entry(ctx: Context, entry_id: Id) -> Annotated[CallToolResult, shapes.EntryItem]:
     """One news entry by id: metadata, Swedish summary, tags, source credit and links."""
-    entry = await _read(lambda: selectors.entry_get(entry_id=entry_id, relevant_only=True))
+    entry = await _read(lambda: selectors.entry_get(entry_id=entry_id))
     if entry is None:
         raise ToolError(f"no entry with entry_id {entry_id}")
     base_url, site = _base_url(ctx), settings.NEWS_SITE_NAME

@@ -74,13 +74,15 @@ def _with_relations(entries: QuerySet[Entry]) -> QuerySet[Entry]:
     )
 
 
-def entry_list(
-    *, feed: Feed | None = None, tag: Tag | None = None, relevant_only: bool = True
-) -> QuerySet[Entry]:
+def _public() -> QuerySet[Entry]:
+    """The one visibility rule for entries on every surface (/api/v1, legacy JSON, markdown,
+    RSS, MCP): vendor-relevant articles only; the rest is stored but never served."""
+    return Entry.objects.filter(platform_relevant=True)
+
+
+def entry_list(*, feed: Feed | None = None, tag: Tag | None = None) -> QuerySet[Entry]:
     """Newest first (by listed_at, then id so that pages are stable)."""
-    entries = Entry.objects.all()
-    if relevant_only:
-        entries = entries.filter(platform_relevant=True)
+    entries = _public()
     if feed is not None:
         entries = entries.filter(feed=feed)
     if tag is not None:
@@ -88,19 +90,13 @@ def entry_list(
     return _with_relations(entries.order_by("-listed_at", "-id"))
 
 
-def entry_popular(*, relevant_only: bool = True) -> QuerySet[Entry]:
+def entry_popular() -> QuerySet[Entry]:
     """Most viewed first; among equals, newest first."""
-    entries = Entry.objects.all()
-    if relevant_only:
-        entries = entries.filter(platform_relevant=True)
-    return _with_relations(entries.order_by("-view_count", "-listed_at", "-id"))
+    return _with_relations(_public().order_by("-view_count", "-listed_at", "-id"))
 
 
-def entry_get(*, entry_id: int, relevant_only: bool = False) -> Entry | None:
-    entries = Entry.objects.filter(pk=entry_id)
-    if relevant_only:
-        entries = entries.filter(platform_relevant=True)
-    return _with_relations(entries).first()
+def entry_get(*, entry_id: int) -> Entry | None:
+    return _with_relations(_public().filter(pk=entry_id)).first()
 
 
 def feed_list() -> QuerySet[Feed]:
