@@ -8,15 +8,9 @@ import json
 from collections.abc import Iterable
 from datetime import datetime
 
-from news_site.news.models import (
-    Entry,
-    GuidePageType,
-    PodcastEpisode,
-    ProductGuide,
-    Story,
-    SummaryState,
-)
+from news_site.news.models import Entry, GuidePageType, ProductGuide, Story, SummaryState
 from news_site.news.swedish import long_date
+from news_site.podcasts.models import PodcastEpisode
 
 _SUMMARY_SOURCE = {
     SummaryState.EXTRACTED: "extract",

@@ -1,6 +1,7 @@
 """The ingest run: each step, in order, and one report of what the run did.
 
-The steps live with the data they write: feeds and summaries in `news`, embeddings in `search`,
+The steps live with the data they write: feeds and summaries in `news` (a podcast feed's
+episodes stored by `podcasts`, passed in), embeddings in `search`,
 transcripts in `podcasts`, stories in `stories`. This module only calls them and merges their
 reports, so the apps below know nothing of the run. Each step isolates its own items (one
 broken feed, entry or episode never stops the rest).
@@ -18,7 +19,7 @@ from news_site.news.services import (
     http_fetch,
 )
 from news_site.news.summarise import ChatModel
-from news_site.podcasts.services import episode_transcripts_fetch
+from news_site.podcasts.services import episode_transcripts_fetch, episodes_store
 from news_site.search.services import entries_embed
 from news_site.stories.services import ClusterReport, stories_cluster
 
@@ -100,7 +101,7 @@ def ingest_run(
     chosen = set(steps)
     report = IngestReport()
     if Step.FEEDS in chosen:
-        feeds = feeds_refresh_due(fetcher=fetcher, progress=progress)
+        feeds = feeds_refresh_due(store_episodes=episodes_store, fetcher=fetcher, progress=progress)
         report.feeds_fetched = feeds.feeds_fetched
         report.feeds_not_modified = feeds.feeds_not_modified
         report.feeds_failed = feeds.feeds_failed

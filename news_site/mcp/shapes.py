@@ -5,7 +5,8 @@ summary, never an article's text) as JSON, one shape per resource."""
 from typing_extensions import TypedDict
 
 from news_site.agents.documents import credit, entry_card
-from news_site.news.models import Entry, Feed, PodcastEpisode, ProductGuide, Story, Tag
+from news_site.news.models import Entry, Feed, ProductGuide, Story, Tag
+from news_site.podcasts.models import PodcastEpisode
 
 
 class EntryItem(TypedDict):

@@ -13,7 +13,6 @@ from news_site.news import services
 from news_site.news.models import (
     Entry,
     Feed,
-    PodcastEpisode,
     ProductGuide,
     Story,
     SummaryState,
@@ -23,13 +22,13 @@ from news_site.news.models import (
 _SUMMARY_FIELDS = ("summary_original", "summary_translated")
 
 
-class _NewsAdmin(admin.ModelAdmin):
+class NewsAdmin(admin.ModelAdmin):
     # Addresses typed without a scheme are https (Django 6's default, chosen explicitly now).
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
 
 @admin.register(Feed)
-class FeedAdmin(_NewsAdmin):
+class FeedAdmin(NewsAdmin):
     list_display = (
         "title",
         "kind",
@@ -89,14 +88,14 @@ class FeedAdmin(_NewsAdmin):
 
 
 @admin.register(Tag)
-class TagAdmin(_NewsAdmin):
+class TagAdmin(NewsAdmin):
     list_display = ("name", "slug")
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
 
 
 @admin.register(Entry)
-class EntryAdmin(_NewsAdmin):
+class EntryAdmin(NewsAdmin):
     list_display = (
         "title",
         "feed",
@@ -168,7 +167,7 @@ class EntryAdmin(_NewsAdmin):
 
 
 @admin.register(Story)
-class StoryAdmin(_NewsAdmin):
+class StoryAdmin(NewsAdmin):
     list_display = ("title", "status", "updated_at")
     list_filter = ("status",)
     search_fields = ("title", "lead")
@@ -176,15 +175,8 @@ class StoryAdmin(_NewsAdmin):
     prepopulated_fields = {"slug": ("title",)}
 
 
-@admin.register(PodcastEpisode)
-class PodcastEpisodeAdmin(_NewsAdmin):
-    list_display = ("title", "published_on", "duration_seconds")
-    search_fields = ("title", "description", "episode_id")
-    date_hierarchy = "published_on"
-
-
 @admin.register(ProductGuide)
-class ProductGuideAdmin(_NewsAdmin):
+class ProductGuideAdmin(NewsAdmin):
     list_display = ("title", "slug", "page_type", "is_published", "updated_at")
     list_filter = ("page_type", "is_published")
     search_fields = ("title", "slug", "body")

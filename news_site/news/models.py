@@ -214,32 +214,6 @@ class EntryView(models.Model):
         return f"{self.entry_id} on {self.day}: {self.count}"
 
 
-class PodcastEpisode(models.Model):
-    feed = models.ForeignKey(
-        Feed, null=True, blank=True, on_delete=models.SET_NULL, related_name="episodes"
-    )
-    episode_id = models.CharField(max_length=200, unique=True)
-    title = models.CharField(max_length=300)
-    description = models.TextField(blank=True)
-    published_on = models.DateField(null=True, blank=True)
-    duration_seconds = models.PositiveIntegerField(null=True, blank=True)
-    page_url = models.URLField(max_length=2000, blank=True)
-    audio_url = models.URLField(max_length=2000, blank=True)
-    cover_url = models.URLField(max_length=2000, blank=True)
-    cover_thumb_url = models.URLField(max_length=2000, blank=True)
-    chapters_url = models.URLField(max_length=2000, blank=True)
-    chapters = models.JSONField(default=list, blank=True)
-    sources = models.JSONField(default=list, blank=True)
-    transcript_url = models.URLField(max_length=2000, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        ordering = ["-published_on", "-id"]
-
-    def __str__(self) -> str:
-        return self.title
-
-
 class GuidePageType(models.TextChoices):
     PRODUCT_HUB = "product_hub", "Produktguide"
     FAMILY_HUB = "family_hub", "Familjesida"

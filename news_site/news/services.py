@@ -7,7 +7,6 @@ and an operator's `ingest`) are safe: a feed is claimed by a compare-and-set on 
 """
 
 import hashlib
-import json
 import logging
 import random
 from collections import Counter
@@ -30,7 +29,6 @@ from news_site.news.models import (
     Feed,
     FeedKind,
     FetchOutcome,
-    PodcastEpisode,
     SummaryState,
     Tag,
 )
@@ -54,8 +52,7 @@ _HTML_ACCEPT = "text/html, application/xhtml+xml;q=0.9"
 # Content types that are certainly not a feed; anything else is given to the parser.
 _NOT_FEED_TYPES = ("text/html", "image/", "audio/", "video/", "application/pdf", "font/")
 _CLAIM_LEASE = timedelta(minutes=10)
-_CHAPTERS_MAX_BYTES = 512 * 1024
-_URL_MAX_LENGTH = 2000
+URL_MAX_LENGTH = 2000
 _WEEK = timedelta(days=7)
 
 
@@ -74,6 +71,13 @@ def http_fetch(url: str, *, headers: dict[str, str], max_bytes: int | None = Non
         max_bytes=max_bytes or settings.NEWS_FETCH_MAX_BYTES,
         headers=headers,
     )
+
+
+class EpisodesStore(Protocol):
+    """Stores a podcast feed's parsed episodes, returning how many were new. The podcasts app
+    provides it (the ingest passes it in), so this core app knows nothing of podcasts."""
+
+    def __call__(self, feed: Feed, episodes: list[ParsedEpisode], *, fetcher: Fetcher) -> int: ...
 
 
 class Progress(Protocol):
@@ -133,7 +137,10 @@ def feed_add(
 
 
 def feeds_refresh_due(
-    *, fetcher: Fetcher = http_fetch, progress: Progress | None = None
+    *,
+    store_episodes: EpisodesStore,
+    fetcher: Fetcher = http_fetch,
+    progress: Progress | None = None,
 ) -> FeedsReport:
     """The feeds step: every due feed, each claimed so overlapping runs never share one."""
     report = FeedsReport()
@@ -143,7 +150,7 @@ def feeds_refresh_due(
     progress.start("feeds", len(due))
     for feed in due:
         if feed_claim(feed=feed, now=now):
-            refresh = feed_refresh(feed=feed, fetcher=fetcher)
+            refresh = feed_refresh(feed=feed, fetcher=fetcher, store_episodes=store_episodes)
             if refresh.outcome == FetchOutcome.FAILED:
                 report.feeds_failed += 1
             elif refresh.outcome == FetchOutcome.OK:
@@ -164,8 +171,13 @@ def feed_claim(*, feed: Feed, now: datetime) -> bool:
     return claimed == 1
 
 
-def feed_refresh(*, feed: Feed, fetcher: Fetcher = http_fetch) -> FeedRefresh:
-    """Fetch and store one feed. Never raises for anything the source does wrong."""
+def feed_refresh(
+    *, feed: Feed, fetcher: Fetcher = http_fetch, store_episodes: EpisodesStore | None = None
+) -> FeedRefresh:
+    """Fetch and store one feed. Never raises for anything the source does wrong; a podcast
+    feed needs `store_episodes` (a caller's mistake, raised before anything is fetched)."""
+    if feed.kind == FeedKind.PODCAST and store_episodes is None:
+        raise ValueError(f"feed {feed.pk} is a podcast feed: pass store_episodes")
     now = timezone.now()
     headers = {"Accept": FEED_ACCEPT}
     if feed.etag:
@@ -200,7 +212,7 @@ def feed_refresh(*, feed: Feed, fetcher: Fetcher = http_fetch) -> FeedRefresh:
         return _feed_failed(feed, now=now, error=str(exc), status=200)
     with transaction.atomic():
         if feed.kind == FeedKind.PODCAST:
-            new_entries, new_episodes = 0, _episodes_store(feed, parsed, fetcher=fetcher)
+            new_entries, new_episodes = 0, store_episodes(feed, parsed.episodes, fetcher=fetcher)
         else:
             new_entries, new_episodes = _items_store(feed, parsed.items, now=now), 0
         _feed_succeeded(feed, now=now, result=result, parsed=parsed, body_hash=body_hash)
@@ -217,7 +229,7 @@ def _feed_succeeded(
     if feed.title == feed.url and parsed.title:
         feed.title = parsed.title[:200]
     if not feed.site_url and parsed.site_url.startswith(("http://", "https://")):
-        feed.site_url = parsed.site_url[:_URL_MAX_LENGTH]
+        feed.site_url = parsed.site_url[:URL_MAX_LENGTH]
     feed.etag = result.headers.get("ETag", "")[:500]
     feed.last_modified = result.headers.get("Last-Modified", "")[:100]
     feed.body_hash = body_hash
@@ -331,7 +343,7 @@ def _items_store(feed: Feed, items: list[ParsedItem], *, now: datetime) -> int:
     guid_counts = _usable_guids(items)
     keyed: list[tuple[ParsedItem, str, str, str]] = []
     for item in items:
-        if len(item.link) > _URL_MAX_LENGTH:
+        if len(item.link) > URL_MAX_LENGTH:
             continue
         canonical = canonical_url(item.link)
         # A GUID that is missing or repeated within the document identifies nothing, so the
@@ -375,7 +387,7 @@ def _entry_create(
         canonical_url_hash=url_hash,
         title=item.title,
         author=item.author,
-        image_url=item.image_url if len(item.image_url) <= _URL_MAX_LENGTH else "",
+        image_url=item.image_url if len(item.image_url) <= URL_MAX_LENGTH else "",
         language=feed.language,
         published_at=published,
         created_at=now,
@@ -399,7 +411,7 @@ def _entry_create(
 def _entry_update(entry: Entry, item: ParsedItem) -> None:
     new_fingerprint = fingerprint(title=item.title, text=item.text)
     changed: list[str] = []
-    if not entry.image_url and item.image_url and len(item.image_url) <= _URL_MAX_LENGTH:
+    if not entry.image_url and item.image_url and len(item.image_url) <= URL_MAX_LENGTH:
         entry.image_url = item.image_url
         changed.append("image_url")
     if new_fingerprint != entry.content_fingerprint:
@@ -434,63 +446,6 @@ def tags_named(*, names: Iterable[str]) -> list[Tag]:
         if tag is not None:
             tags[slug] = tag
     return list(tags.values())
-
-
-# Podcast episodes
-
-
-def _episodes_store(feed: Feed, parsed: ParsedFeed, *, fetcher: Fetcher) -> int:
-    created = 0
-    for episode in parsed.episodes:
-        values = {
-            "feed": feed,
-            "title": episode.title,
-            "description": episode.description,
-            "published_on": episode.published_on,
-            "duration_seconds": episode.duration_seconds,
-            "page_url": episode.page_url[:_URL_MAX_LENGTH],
-            "audio_url": episode.audio_url[:_URL_MAX_LENGTH],
-            "cover_url": episode.cover_url[:_URL_MAX_LENGTH],
-            "cover_thumb_url": episode.cover_url[:_URL_MAX_LENGTH],
-            "chapters_url": episode.chapters_url[:_URL_MAX_LENGTH],
-            "transcript_url": episode.transcript_url[:_URL_MAX_LENGTH],
-            "sources": episode.sources,
-        }
-        stored, was_created = PodcastEpisode.objects.update_or_create(
-            episode_id=episode.episode_id, defaults=values
-        )
-        created += was_created
-        if episode.chapters_url and (was_created or not stored.chapters):
-            _episode_chapters_load(stored, episode, fetcher=fetcher)
-    return created
-
-
-def _episode_chapters_load(
-    stored: PodcastEpisode, episode: ParsedEpisode, *, fetcher: Fetcher
-) -> None:
-    """Podcasting 2.0 chapters JSON ({"chapters": [{"startTime", "title", "url"?}]})."""
-    try:
-        result = fetcher(
-            episode.chapters_url,
-            headers={"Accept": "application/json+chapters, application/json"},
-            max_bytes=_CHAPTERS_MAX_BYTES,
-        )
-        data = json.loads(result.body) if result.status_code == 200 else {}
-    except (FetchError, ValueError) as exc:
-        logger.info("chapters of episode %s unreadable: %s", stored.pk, exc)
-        return
-    chapters = [
-        {
-            "start_seconds": int(chapter["startTime"]),
-            "title": str(chapter.get("title", ""))[:300],
-            "url": str(chapter.get("url", ""))[:_URL_MAX_LENGTH],
-        }
-        for chapter in (data.get("chapters", []) if isinstance(data, dict) else [])
-        if isinstance(chapter, dict) and isinstance(chapter.get("startTime"), int | float)
-    ]
-    if chapters:
-        stored.chapters = chapters
-        stored.save(update_fields=["chapters"])
 
 
 # Summaries
@@ -592,7 +547,7 @@ def _article_page(entry: Entry, *, fetcher: Fetcher) -> tuple[str, str]:
         return "", ""
     markup = result.body.decode("utf-8", errors="replace")
     image = html_meta(markup).get("og:image", "")
-    if not image.startswith(("http://", "https://")) or len(image) > _URL_MAX_LENGTH:
+    if not image.startswith(("http://", "https://")) or len(image) > URL_MAX_LENGTH:
         image = ""
     return html_to_text(markup), image
 

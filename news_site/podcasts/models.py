@@ -1,9 +1,36 @@
-"""Podcast data beyond the feed's episodes: transcripts, fetched by the ingest's transcript step."""
+"""The service's own podcast: episodes (stored from its feed by the feeds step) and their
+transcripts (fetched by the ingest's transcript step)."""
 
 from django.db import models
 from django.utils import timezone
 
-from news_site.news.models import PodcastEpisode
+
+class PodcastEpisode(models.Model):
+    feed = models.ForeignKey(
+        "news.Feed", null=True, blank=True, on_delete=models.SET_NULL, related_name="episodes"
+    )
+    episode_id = models.CharField(max_length=200, unique=True)
+    title = models.CharField(max_length=300)
+    description = models.TextField(blank=True)
+    published_on = models.DateField(null=True, blank=True)
+    duration_seconds = models.PositiveIntegerField(null=True, blank=True)
+    page_url = models.URLField(max_length=2000, blank=True)
+    audio_url = models.URLField(max_length=2000, blank=True)
+    cover_url = models.URLField(max_length=2000, blank=True)
+    cover_thumb_url = models.URLField(max_length=2000, blank=True)
+    chapters_url = models.URLField(max_length=2000, blank=True)
+    chapters = models.JSONField(default=list, blank=True)
+    sources = models.JSONField(default=list, blank=True)
+    transcript_url = models.URLField(max_length=2000, blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        # The table kept its name when the model moved here from the news app.
+        db_table = "news_podcastepisode"
+        ordering = ["-published_on", "-id"]
+
+    def __str__(self) -> str:
+        return self.title
 
 
 class EpisodeTranscript(models.Model):

@@ -3,8 +3,7 @@ is public (a podcast feed has no relevance filter), newest first."""
 
 from django.db.models import QuerySet
 
-from news_site.news.models import PodcastEpisode
-from news_site.podcasts.models import EpisodeTranscript
+from news_site.podcasts.models import EpisodeTranscript, PodcastEpisode
 
 
 def episode_list() -> QuerySet[PodcastEpisode]:

@@ -9,7 +9,8 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from news_site.news.models import Entry, PodcastEpisode, Story
+from news_site.news.models import Entry, Story
+from news_site.podcasts.models import PodcastEpisode
 from news_site.stories.services import story_refresh
 
 # The MCP tests' server: uvicorn with the ASGI app, in a thread sharing the test database.

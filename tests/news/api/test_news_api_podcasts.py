@@ -4,8 +4,7 @@ from datetime import date
 
 import pytest
 
-from news_site.news.models import PodcastEpisode
-from news_site.podcasts.models import EpisodeTranscript
+from news_site.podcasts.models import EpisodeTranscript, PodcastEpisode
 from news_site.podcasts.services import episode_transcripts_fetch
 
 pytestmark = pytest.mark.django_db(transaction=True)

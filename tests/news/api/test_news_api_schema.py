@@ -5,7 +5,8 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 
-from news_site.news.models import PodcastEpisode, Story
+from news_site.news.models import Story
+from news_site.podcasts.models import PodcastEpisode
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

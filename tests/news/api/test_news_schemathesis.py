@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 
 from news_site.accounts.models import Provider
 from news_site.accounts.services import account_for_identity, token_issue
-from news_site.news.models import PodcastEpisode, Story
+from news_site.news.models import Story
+from news_site.podcasts.models import PodcastEpisode
 from tests.conftest import Gunicorn, news_served
 
 pytestmark = pytest.mark.django_db(transaction=True)

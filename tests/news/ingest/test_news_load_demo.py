@@ -10,10 +10,10 @@ from news_site.news.models import (
     Feed,
     FetchOutcome,
     GuidePageType,
-    PodcastEpisode,
     ProductGuide,
     SummaryState,
 )
+from news_site.podcasts.models import PodcastEpisode
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -7,7 +7,8 @@ import pytest
 import yaml
 from django.utils import timezone
 
-from news_site.news.models import PodcastEpisode, ProductGuide, Story
+from news_site.news.models import ProductGuide, Story
+from news_site.podcasts.models import PodcastEpisode
 from news_site.stories.services import story_refresh
 
 

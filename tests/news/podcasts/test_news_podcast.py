@@ -5,7 +5,8 @@ import json
 import pytest
 
 from news_site.ingest.services import ingest_run
-from news_site.news.models import FeedKind, PodcastEpisode
+from news_site.news.models import FeedKind
+from news_site.podcasts.models import PodcastEpisode
 
 pytestmark = pytest.mark.django_db
 
