@@ -86,4 +86,4 @@ def test_djangos_own_lines_inside_the_asgi_app_carry_the_request_id(deployed):
     access = deployed.access_lines([request_id])[request_id]
     mine = [entry for entry in deployed.log_entries() if entry.get("request_id") == request_id]
     assert {entry["logger"] for entry in mine} == {"access", "django.request"}
-    assert access["route"] == "/entries/<entry_id>.json"
+    assert access["route"] == "/entries/<id:entry_id>.json"
