@@ -10,6 +10,7 @@ import logging
 from typing import Any
 
 from django.http import Http404, HttpRequest, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 from rest_framework.response import Response
 
@@ -131,6 +132,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     return response
 
 
+@csrf_exempt
 def not_found_view(request: HttpRequest, path: str = "") -> JsonResponse:
-    """Unknown paths under /api/v1: the envelope, not the site's HTML 404."""
+    """Unknown paths under /api/v1, and ids no key can hold: the envelope, not the site's HTML
+    404, for every method (no CSRF check: nothing here acts on a session)."""
     return JsonResponse(error_body("not_found", "no such endpoint"), status=404)

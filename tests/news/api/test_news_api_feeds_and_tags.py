@@ -153,3 +153,11 @@ def test_tags_list_only_tags_with_relevant_articles_addressed_by_slug(
     assert [e["id"] for e in entries] == [entry.pk]
     assert http.get(f"/api/v1/tags/{unused.slug}").status_code == 404
     assert http.get("/api/v1/tags/dold/entries").status_code == 404
+
+
+@pytest.mark.parametrize("method", ["get", "post", "delete"])
+def test_an_id_no_key_can_hold_is_a_404_in_the_envelope_for_every_method(http, method):
+    for path in ("/api/v1/feeds/0/follow", "/api/v1/feeds/99999999999999999999/follow"):
+        response = http.request(method.upper(), path)
+        assert response.status_code == 404, (method, path)
+        assert response.json()["error"]["type"] == "not_found"
