@@ -3,7 +3,14 @@
 from pathlib import Path
 
 from shared.env import env_int, env_str
-from shared.settings_base import DJANGO_APPS, OBSERVABILITY_MIDDLEWARE, VAR_DIR, base_settings
+from shared.settings_base import (
+    AUDIENCE_MIDDLEWARE,
+    DJANGO_APPS,
+    OBSERVABILITY_MIDDLEWARE,
+    STATIC_MIDDLEWARE,
+    VAR_DIR,
+    base_settings,
+)
 
 globals().update(base_settings(project="compliance", db_env="COMPLIANCE_DATABASE_URL"))
 
@@ -21,6 +28,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     *OBSERVABILITY_MIDDLEWARE,
     "django.middleware.security.SecurityMiddleware",
+    STATIC_MIDDLEWARE,
+    AUDIENCE_MIDDLEWARE,
     "shared.security.SurfaceCSPMiddleware",
     "compliance_site.access.middleware.ApiAccessMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -5,6 +5,10 @@ import os
 
 from django.core.asgi import get_asgi_application
 
+from shared.envfile import load_env_file
+
+# The `.env` of `make run` (when present) before Django reads its settings.
+load_env_file()
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "news_site.settings")
 # Django must be set up before the tool server's modules import models.
 django_application = get_asgi_application()
