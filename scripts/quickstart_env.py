@@ -24,6 +24,8 @@ def defaults(var_dir: Path) -> dict[str, str]:
         # Email (login codes) goes to files: one per message, readable with cat.
         "EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
         "EMAIL_FILE_PATH": str(var_dir / "mail"),
+        # Warnings and errors only in the terminal; LOG_LEVEL=INFO shows every request and task.
+        "LOG_LEVEL": "WARNING",
         # The demo account of both services' admin (a superuser; loopback only).
         "DEMO_ADMIN_USERNAME": "demo",
         "DEMO_ADMIN_PASSWORD": secrets.token_urlsafe(12),
