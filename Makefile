@@ -11,6 +11,12 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # One stamp per interpreter: a .venv made by another Python is rebuilt.
 INSTALLED := $(VENV)/.installed-$(PYVER)
+# Semantic search needs torch, pinned to the CPU build whose wheel is at hand for Python 3.11
+# only; elsewhere pip would fetch the multi-gigabyte CUDA build, so other interpreters install
+# without it (keyword search answers) unless SEMANTIC=1.
+SEMANTIC ?= $(if $(filter 3.11,$(PYVER)),1,0)
+comma := ,
+EXTRAS := dev$(if $(filter 1,$(SEMANTIC)),$(comma)semantic)
 NEWS_PORT ?= 8000
 COMPLIANCE_PORT ?= 8001
 PG_URL ?= postgres://postgres@127.0.0.1:5432
@@ -24,10 +30,8 @@ $(INSTALLED): pyproject.toml
 	  echo "$(VENV) was made by another Python: rebuilding it with $(PYTHON) ($(PYVER))"; rm -rf $(VENV); fi
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	@# Semantic search needs torch; where no wheel exists for this Python, keyword search answers.
-	$(BIN)/pip install --quiet -e '.[dev,semantic]' || { \
-	  echo "!! no torch wheel for Python $(PYVER): installing without semantic search (keyword search answers)"; \
-	  $(BIN)/pip install --quiet -e '.[dev]'; }
+	$(BIN)/pip install --quiet -e '.[$(EXTRAS)]'
+	@[ "$(SEMANTIC)" = 1 ] || echo "!! Python $(PYVER): installed without semantic search (keyword search answers); SEMANTIC=1 adds it"
 	@# The browser tests drive the system's Chromium (never a downloaded one).
 	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
 	  echo "!! chromium is not installed (apt-get install chromium): the browser tests will be skipped"
