@@ -18,6 +18,7 @@ INSTALLED_APPS = [
     *DJANGO_APPS,
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_ratelimit",
     "compliance_site.records",
     "compliance_site.monitoring",
@@ -57,10 +58,14 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Compliance Data Service",
     "DESCRIPTION": (
         "Versioned state-by-state homeschool compliance records for 51 jurisdictions. "
-        "See the README for decisions the interface document leaves open."
+        "See docs/compliance-integrators.md in the repository; the state payload's JSON Schema "
+        "is served at /api/v1/compliance/schema/state.v1.json."
     ),
     "VERSION": "v1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The API reference at /api/v1/compliance/docs uses the bundled Swagger UI (shared/apidocs.py).
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     # Error responses, the Bearer scheme and the rate-limit headers (compliance_site/api/schema.py).
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

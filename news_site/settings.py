@@ -98,6 +98,7 @@ INSTALLED_APPS += [
     "rest_framework",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "news_site.accounts",
     "news_site.api",
     "news_site.search",
@@ -115,12 +116,16 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "News Aggregation Service",
     "DESCRIPTION": (
         "The news service's `/api/v1` and legacy JSON endpoints. Lists are "
-        "`{data, pagination, meta}`, errors `{error: {type, message}, meta}`. See the README."
+        "`{data, pagination, meta}`, errors `{error: {type, message}, meta}`. "
+        "See docs/mobile-api.md in the repository."
     ),
     "VERSION": "v1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": "/api/v1",
+    # The API reference at /api/v1/docs uses the bundled Swagger UI (shared/apidocs.py).
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {"LangEnum": "news_site.api.serializers.LANGUAGES"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

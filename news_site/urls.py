@@ -7,12 +7,18 @@ from django.views import defaults
 
 from news_site.api.errors import error_body
 from news_site.news.selectors import ingest_worker_status
+from shared.apidocs import api_reference_view
 from shared.health import cache_check, database_check, liveness, readiness_view
 from shared.security import login_attempts_limited
 
 urlpatterns = [
     path("admin/login/", login_attempts_limited(admin.site.login)),
     path("admin/", admin.site.urls),
+    # The browsable API reference (Swagger UI, assets served here: shared/apidocs.py).
+    path(
+        "api/v1/docs",
+        api_reference_view(schema_url_name="api-schema", title="News Aggregation Service"),
+    ),
     path("api/v1/", include("news_site.api.urls")),
     path("healthz", liveness),
     path(

@@ -108,6 +108,9 @@ def cache(key_prefix: str) -> dict[str, Any]:
 
 def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
     debug = env_bool("DEBUG", False)
+    # WhiteNoise also serves collectstatic's copy and warns when its folder is missing.
+    static_root = VAR_DIR / "static" / project
+    static_root.mkdir(parents=True, exist_ok=True)
     uses_redis = bool(env_str("REDIS_URL"))
     ssl_redirect = env_bool("SECURE_SSL_REDIRECT", not debug)
     return {
@@ -144,7 +147,7 @@ def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
         # folders, so `make run` needs no collectstatic; nginx serves the collected copy in
         # production and never passes /static/ on.
         "WHITENOISE_USE_FINDERS": True,
-        "STATIC_ROOT": str(VAR_DIR / "static" / project),
+        "STATIC_ROOT": str(static_root),
         # Neither service stores uploads; a media prefix keeps test servers from treating every
         # path as a media file.
         "MEDIA_URL": "media/",
