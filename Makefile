@@ -86,7 +86,8 @@ test: lint
 	echo "== MCP conformance"; \
 	$(MAKE) --no-print-directory mcp-conformance
 
-# Every benchmark, then one table of figures and targets in benchmarks/RESULTS.md and the README.
+# Every benchmark, then one table of figures and targets in benchmarks/RESULTS.md and
+# docs/benchmarks.md.
 bench: $(INSTALLED)
 	$(BIN)/python benchmarks/run_all.py
 
