@@ -33,10 +33,8 @@ TRACKED_DIRS = (
     "tests/",
     ".ci/",
 )
-TOKEN = re.compile(
-    r"(?<![\w/.:-])((?:%s)[\w./<>*-]*|Makefile|pyproject\.toml)"
-    % "|".join(re.escape(d) for d in TRACKED_DIRS)
-)
+_DIRS = "|".join(re.escape(d) for d in TRACKED_DIRS)
+TOKEN = re.compile(rf"(?<![\w/.:-])((?:{_DIRS})[\w./<>*-]*|Makefile|pyproject\.toml)")
 
 
 def _anchors(page: Path) -> set[str]:
