@@ -6,6 +6,7 @@ import re
 import time
 import uuid
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from tests.browser.conftest import FETCH_SECONDS
 from tests.localserver import LocalServer
@@ -44,7 +45,10 @@ def admin_login(page, base: str, username: str, password: str) -> None:
     page.fill("#id_username", username)
     page.fill("#id_password", password)
     page.click("input[type=submit]")
-    page.wait_for_url(re.compile(r".*/admin/$"))
+    page.wait_for_load_state()
+    # Logged in means admin's index; a refused login (CSRF 403, wrong password) says why.
+    path = urlsplit(page.url).path
+    assert path == "/admin/", f"login ended on {page.url}: {page.inner_text('body')[:500]}"
 
 
 def assert_admin_has_css(page) -> None:
@@ -74,7 +78,7 @@ def editor_session(
     page.fill("#id_url", feed_url)
     page.fill("#id_language", "sv")
     page.click("input[name=_save]")
-    page.wait_for_url(re.compile(r".*/admin/news/feed/$"))
+    page.wait_for_url(re.compile(r"^[^?]*/admin/news/feed/$"))
     if on_added is not None:
         on_added()
 
