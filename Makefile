@@ -22,7 +22,7 @@ COMPLIANCE_PORT ?= 8001
 PG_URL ?= postgres://postgres@127.0.0.1:5432
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: run run-prod test lint format bench clean mcp-conformance smoke
+.PHONY: run run-prod test lint format bench clean mcp-conformance smoke smoke-installed
 
 $(INSTALLED): pyproject.toml
 	@[ -n "$(PYVER)" ] || { echo "No supported Python (3.11-3.13) found (PYTHON=$(PYTHON)); install one or pass PYTHON=/path/to/python3.1x" >&2; exit 1; }
@@ -81,10 +81,23 @@ test: lint
 	  DJANGO_SETTINGS_MODULE=compliance_site.settings $(BIN)/pytest tests/compliance tests/shared -q; \
 	  echo "== news on $$backend"; \
 	  DJANGO_SETTINGS_MODULE=news_site.settings $(BIN)/pytest tests/news -q; \
+	  echo "== browsers and docs on $$backend"; \
+	  if [ $$backend = postgres ]; then browser=tests/browser/test_run_prod_browser.py; \
+	  else browser="tests/browser/test_quickstart_browser.py tests/docs"; fi; \
+	  DJANGO_SETTINGS_MODULE=news_site.settings $(BIN)/pytest $$browser -q; \
 	done; \
 	unset COMPLIANCE_DATABASE_URL NEWS_DATABASE_URL REDIS_URL; \
 	echo "== MCP conformance"; \
 	$(MAKE) --no-print-directory mcp-conformance
+
+# CI's check of the newest supported Python (or SMOKE_PYTHON): its own virtualenv, the quick
+# start serving both services, the HTTP API tests on SQLite (scripts/smoke.sh).
+SMOKE_PYTHON ?= python3.13
+smoke:
+	$(MAKE) --no-print-directory VENV=.venv-smoke PYTHON=$(SMOKE_PYTHON) smoke-installed
+	VENV=.venv-smoke bash scripts/smoke.sh
+
+smoke-installed: $(INSTALLED)
 
 # Every benchmark, then one table of figures and targets in benchmarks/RESULTS.md and
 # docs/benchmarks.md.
