@@ -1,49 +1,62 @@
 # The operator interface: `make run` and `make test` do all the set-up on a fresh machine.
 SHELL := /bin/bash
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
-VENV := .venv
+# The first supported interpreter found (3.11 first: the only one with the CPU torch wheel the
+# semantic search extra pins here); `make run PYTHON=python3.13` chooses another.
+SUPPORTED := python3.11 python3.12 python3.13 python3
+PYTHON ?= $(firstword $(foreach p,$(SUPPORTED),$(shell command -v $(p) >/dev/null 2>&1 && \
+  $(p) -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))' 2>/dev/null && \
+  echo $(p))))
+PYVER := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+VENV ?= .venv
 BIN := $(VENV)/bin
+# One stamp per interpreter: a .venv made by another Python is rebuilt.
+INSTALLED := $(VENV)/.installed-$(PYVER)
+# Semantic search needs torch, pinned to the CPU build whose wheel is at hand for Python 3.11
+# only; elsewhere pip would fetch the multi-gigabyte CUDA build, so other interpreters install
+# without it (keyword search answers) unless SEMANTIC=1.
+SEMANTIC ?= $(if $(filter 3.11,$(PYVER)),1,0)
+comma := ,
+EXTRAS := dev$(if $(filter 1,$(SEMANTIC)),$(comma)semantic)
 NEWS_PORT ?= 8000
 COMPLIANCE_PORT ?= 8001
 PG_URL ?= postgres://postgres@127.0.0.1:5432
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
 
-.PHONY: run run-prod test lint format bench clean mcp-conformance
+.PHONY: run run-prod test lint format bench clean mcp-conformance smoke smoke-installed
 
-$(BIN)/.installed: pyproject.toml
+$(INSTALLED): pyproject.toml
+	@[ -n "$(PYVER)" ] || { echo "No supported Python (3.11-3.13) found (PYTHON=$(PYTHON)); install one or pass PYTHON=/path/to/python3.1x" >&2; exit 1; }
+	@if [ -x $(BIN)/python ] && [ "$$($(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYVER)" ]; then \
+	  echo "$(VENV) was made by another Python: rebuilding it with $(PYTHON) ($(PYVER))"; rm -rf $(VENV); fi
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,semantic]'
+	$(BIN)/pip install --quiet -e '.[$(EXTRAS)]'
+	@[ "$(SEMANTIC)" = 1 ] || echo "!! Python $(PYVER): installed without semantic search (keyword search answers); SEMANTIC=1 adds it"
+	@# The browser tests drive the system's Chromium (never a downloaded one).
+	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
+	  echo "!! chromium is not installed (apt-get install chromium): the browser tests will be skipped"
+	rm -f $(VENV)/.installed-*
 	touch $@
 
-var/secret_key:
-	mkdir -p var
-	$(BIN)/python -c 'import secrets; print(secrets.token_urlsafe(50))' > $@
-
-# The quick start: embedded SQLite and in-process caches, demo data, both services on loopback.
-run: $(BIN)/.installed var/secret_key
-	export SECRET_KEY="$$(cat var/secret_key)" SECURE_SSL_REDIRECT=false; \
-	$(BIN)/python -m compliance_site migrate --noinput -v 0 && \
-	$(BIN)/python -m compliance_site load_demo && \
-	$(BIN)/python -m news_site migrate --noinput -v 0 && \
-	if $(BIN)/python -m news_site help load_demo >/dev/null 2>&1; then $(BIN)/python -m news_site load_demo; fi && \
-	trap 'kill 0' EXIT INT TERM; \
-	$(BIN)/gunicorn news_site.asgi:application -k uvicorn_worker.UvicornWorker --bind 127.0.0.1:$(NEWS_PORT) --workers 1 & \
-	$(BIN)/gunicorn compliance_site.wsgi --bind 127.0.0.1:$(COMPLIANCE_PORT) --workers 1 --threads 4 & \
-	echo "news: http://127.0.0.1:$(NEWS_PORT)/  compliance: http://127.0.0.1:$(COMPLIANCE_PORT)/api/v1/compliance/meta"; \
-	wait
+# The quick start (scripts/quickstart.sh): embedded SQLite, in-process caches, the demo data,
+# both services on loopback with the task worker and the ingest schedule; settings in .env.
+run: $(INSTALLED)
+	NEWS_PORT=$(NEWS_PORT) COMPLIANCE_PORT=$(COMPLIANCE_PORT) VENV=$(VENV) bash scripts/quickstart.sh
 
 # The deployed stack on loopback from the shipped deploy/ configs: nginx with TLS (self-signed)
 # in front of gunicorn for both services, the news task worker, PostgreSQL and Redis.
-run-prod: $(BIN)/.installed var/secret_key
-	PG_URL="$(PG_URL)" bash scripts/run_prod.sh
+# It shares the quick start's secret key (from .env) and reads nothing else from .env.
+run-prod: $(INSTALLED)
+	$(BIN)/python scripts/quickstart_env.py .env --var-dir var
+	SECRET_KEY="$$($(BIN)/python -c 'from dotenv import dotenv_values; print(dotenv_values(".env")["SECRET_KEY"])')" \
+	  PG_URL="$(PG_URL)" ENV_FILE= bash scripts/run_prod.sh
 
-lint: $(BIN)/.installed
+lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 
-format: $(BIN)/.installed
+format: $(INSTALLED)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
@@ -69,18 +82,35 @@ test: lint
 	  DJANGO_SETTINGS_MODULE=compliance_site.settings $(BIN)/pytest tests/compliance tests/shared -q; \
 	  echo "== news on $$backend"; \
 	  DJANGO_SETTINGS_MODULE=news_site.settings $(BIN)/pytest tests/news -q; \
+	  echo "== browsers and docs on $$backend"; \
+	  if [ $$backend = postgres ]; then browser=tests/browser/test_run_prod_browser.py; \
+	  else browser="tests/browser/test_quickstart_browser.py tests/docs"; fi; \
+	  DJANGO_SETTINGS_MODULE=news_site.settings $(BIN)/pytest $$browser -q; \
 	done; \
 	unset COMPLIANCE_DATABASE_URL NEWS_DATABASE_URL REDIS_URL; \
 	echo "== MCP conformance"; \
 	$(MAKE) --no-print-directory mcp-conformance
 
-# Every benchmark, then one table of figures and targets in benchmarks/RESULTS.md and the README.
-bench: $(BIN)/.installed
+# CI's check of the newest supported Python (or SMOKE_PYTHON): its own virtualenv, the quick
+# start serving both services, the HTTP API tests on SQLite (scripts/smoke.sh).
+SMOKE_PYTHON ?= python3.13
+smoke:
+	$(MAKE) --no-print-directory VENV=.venv-smoke PYTHON=$(SMOKE_PYTHON) smoke-installed
+	VENV=.venv-smoke bash scripts/smoke.sh
+
+smoke-installed: $(INSTALLED)
+
+# Every benchmark, then one table of figures and targets in benchmarks/RESULTS.md and
+# docs/benchmarks.md.
+bench: $(INSTALLED)
 	$(BIN)/python benchmarks/run_all.py
 
+# Everything the commands made: the virtualenvs, var/ (databases, demo repository, mail), .env
+# and the caches.
 clean:
-	rm -rf var
+	rm -rf $(VENV) .venv-smoke var .env build *.egg-info .pytest_cache .ruff_cache .hypothesis .schemathesis benchmarks/results
+	find . -name __pycache__ -type d -prune -not -path './node_modules/*' -exec rm -rf {} +
 
 # The official MCP conformance suite against a live tool server (installs Node 22 if needed).
-mcp-conformance: $(BIN)/.installed
+mcp-conformance: $(INSTALLED)
 	bash scripts/mcp_conformance.sh

@@ -1,14 +1,13 @@
-"""`python -m compliance_site <command>`: the project's manage.py."""
+"""`python -m compliance_site <command>`: the project's manage.py (reads `.env`, see
+shared/envfile)."""
 
-import os
 import sys
+
+from shared.envfile import run_management
 
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "compliance_site.settings")
-    from django.core.management import execute_from_command_line
-
-    execute_from_command_line([f"{sys.executable} -m compliance_site", *sys.argv[1:]])
+    run_management("compliance_site.settings", f"{sys.executable} -m compliance_site")
 
 
 if __name__ == "__main__":

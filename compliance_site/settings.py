@@ -3,7 +3,14 @@
 from pathlib import Path
 
 from shared.env import env_int, env_str
-from shared.settings_base import DJANGO_APPS, OBSERVABILITY_MIDDLEWARE, VAR_DIR, base_settings
+from shared.settings_base import (
+    AUDIENCE_MIDDLEWARE,
+    DJANGO_APPS,
+    OBSERVABILITY_MIDDLEWARE,
+    STATIC_MIDDLEWARE,
+    VAR_DIR,
+    base_settings,
+)
 
 globals().update(base_settings(project="compliance", db_env="COMPLIANCE_DATABASE_URL"))
 
@@ -11,6 +18,7 @@ INSTALLED_APPS = [
     *DJANGO_APPS,
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_ratelimit",
     "compliance_site.records",
     "compliance_site.monitoring",
@@ -21,6 +29,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     *OBSERVABILITY_MIDDLEWARE,
     "django.middleware.security.SecurityMiddleware",
+    STATIC_MIDDLEWARE,
+    AUDIENCE_MIDDLEWARE,
     "shared.security.SurfaceCSPMiddleware",
     "compliance_site.access.middleware.ApiAccessMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -48,10 +58,14 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Compliance Data Service",
     "DESCRIPTION": (
         "Versioned state-by-state homeschool compliance records for 51 jurisdictions. "
-        "See the README for decisions the interface document leaves open."
+        "See docs/compliance-integrators.md in the repository; the state payload's JSON Schema "
+        "is served at /api/v1/compliance/schema/state.v1.json."
     ),
     "VERSION": "v1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The API reference at /api/v1/compliance/docs uses the bundled Swagger UI (shared/apidocs.py).
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     # Error responses, the Bearer scheme and the rate-limit headers (compliance_site/api/schema.py).
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -15,5 +15,6 @@ urlpatterns = [
 ]
 
 # Unknown paths and server errors answer in the API's error envelope.
+handler400 = "compliance_site.api.handlers.bad_request"
 handler404 = "compliance_site.api.handlers.not_found"
 handler500 = "compliance_site.api.handlers.server_error"

@@ -1,14 +1,12 @@
-"""`python -m news_site <command>`: the project's manage.py."""
+"""`python -m news_site <command>`: the project's manage.py (reads `.env`, see shared/envfile)."""
 
-import os
 import sys
+
+from shared.envfile import run_management
 
 
 def main() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "news_site.settings")
-    from django.core.management import execute_from_command_line
-
-    execute_from_command_line([f"{sys.executable} -m news_site", *sys.argv[1:]])
+    run_management("news_site.settings", f"{sys.executable} -m news_site")
 
 
 if __name__ == "__main__":

@@ -2,9 +2,20 @@
 with the MCP tool server at /mcp, all behind request ids, access lines and request metrics."""
 
 import os
+import warnings
 
 from django.core.asgi import get_asgi_application
 
+from shared.envfile import load_env_file
+
+# The `.env` of `make run` (when present) before Django reads its settings.
+load_env_file()
+# WhiteNoise answers static files (the quick start's admin CSS and JS; nginx serves them on a
+# deployment) with a file iterator, which Django's ASGI handler reads in a thread and warns
+# about on every file. Reading a small file in a thread is what we want.
+warnings.filterwarnings(
+    "ignore", message="StreamingHttpResponse must consume synchronous iterators", category=Warning
+)
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "news_site.settings")
 # Django must be set up before the tool server's modules import models.
 django_application = get_asgi_application()

@@ -3,8 +3,11 @@
 from shared.env import env_bool, env_int, env_list, env_str
 from shared.settings_base import (
     API_CSP_DIRECTIVES,
+    AUDIENCE_MIDDLEWARE,
     DJANGO_APPS,
     OBSERVABILITY_MIDDLEWARE,
+    STATIC_MIDDLEWARE,
+    VAR_DIR,
     base_settings,
 )
 
@@ -23,6 +26,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     *OBSERVABILITY_MIDDLEWARE,
     "django.middleware.security.SecurityMiddleware",
+    STATIC_MIDDLEWARE,
+    AUDIENCE_MIDDLEWARE,
     "corsheaders.middleware.CorsMiddleware",
     "shared.security.SurfaceCSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -42,6 +47,8 @@ WSGI_APPLICATION = "news_site.wsgi.application"
 APPEND_SLASH = False
 
 LANGUAGE_CODE = "sv"
+# Admin and the HTML pages (`/`, `/entries/N`) show Stockholm time with the zone's name.
+DISPLAY_TIME_ZONE_PATHS = r"^/(?:admin/|entries/[0-9]+$|$)"
 
 # Background work runs on django-tasks with the database backend and its `db_worker` process.
 TASKS = {
@@ -91,6 +98,7 @@ INSTALLED_APPS += [
     "rest_framework",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "news_site.accounts",
     "news_site.api",
     "news_site.search",
@@ -108,12 +116,16 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "News Aggregation Service",
     "DESCRIPTION": (
         "The news service's `/api/v1` and legacy JSON endpoints. Lists are "
-        "`{data, pagination, meta}`, errors `{error: {type, message}, meta}`. See the README."
+        "`{data, pagination, meta}`, errors `{error: {type, message}, meta}`. "
+        "See docs/mobile-api.md in the repository."
     ),
     "VERSION": "v1",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": "/api/v1",
+    # The API reference at /api/v1/docs uses the bundled Swagger UI (shared/apidocs.py).
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {"LangEnum": "news_site.api.serializers.LANGUAGES"},
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
@@ -135,6 +147,8 @@ EMAIL_PORT = env_int("EMAIL_PORT", 25)
 EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
 EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+# The file backend's folder (`make run` writes login codes there: one file per message).
+EMAIL_FILE_PATH = env_str("EMAIL_FILE_PATH", str(VAR_DIR / "mail"))
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "noreply@news.example")
 # Search: 30 calls per 10 minutes per client IP (the spec's limit); the benchmark lifts it.
 NEWS_SEARCH_RATE_LIMIT = env_int("NEWS_SEARCH_RATE_LIMIT", 30)

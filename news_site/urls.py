@@ -1,14 +1,24 @@
 from django.contrib import admin
+from django.core.exceptions import DisallowedHost
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import include, path
 from django.utils import timezone
+from django.views import defaults
 
+from news_site.api.errors import error_body
 from news_site.ingest.selectors import ingest_worker_status
+from shared.apidocs import api_reference_view
 from shared.health import cache_check, database_check, liveness, readiness_view
 from shared.security import login_attempts_limited
 
 urlpatterns = [
     path("admin/login/", login_attempts_limited(admin.site.login)),
     path("admin/", admin.site.urls),
+    # The browsable API reference (Swagger UI, assets served here: shared/apidocs.py).
+    path(
+        "api/v1/docs",
+        api_reference_view(schema_url_name="api-schema", title="News Aggregation Service"),
+    ),
     path("api/v1/", include("news_site.api.urls")),
     path("healthz", liveness),
     path(
@@ -21,3 +31,19 @@ urlpatterns = [
     path("", include("news_site.legacy.urls")),
     path("", include("news_site.agents.urls")),
 ]
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """A request Django refuses before any view (a Host not in ALLOWED_HOSTS, a malformed
+    request): under /api/v1 in the v1 error envelope, elsewhere Django's page."""
+    if not request.path.startswith("/api/"):
+        return defaults.bad_request(request, exception)
+    message = (
+        "this host name is not served here (ALLOWED_HOSTS)"
+        if isinstance(exception, DisallowedHost)
+        else "bad request"
+    )
+    return JsonResponse(error_body("invalid_request", message), status=400)
+
+
+handler400 = bad_request

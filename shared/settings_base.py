@@ -16,8 +16,9 @@ from shared.env import env_bool, env_int, env_list, env_str
 from shared.logs import logging_config
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-# The quick start keeps its SQLite files and demo repository here (git-ignored).
-VAR_DIR = REPO_ROOT / "var"
+# The quick start keeps its SQLite files and demo repository here (git-ignored); VAR_DIR moves it
+# (the browser tests run a quick start of their own beside a developer's).
+VAR_DIR = Path(os.environ.get("VAR_DIR") or REPO_ROOT / "var").resolve()
 
 # The contrib apps both services use (admin for editors and operators).
 DJANGO_APPS = [
@@ -56,7 +57,10 @@ def secret_key(debug: bool) -> str:
         return key
     if debug:
         return _INSECURE_DEV_KEY
-    raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
+    raise ImproperlyConfigured(
+        "SECRET_KEY is not set: run `make run` once (it writes one into .env), "
+        "or export SECRET_KEY (see docs/operators.md)"
+    )
 
 
 def database(env_name: str, sqlite_name: str) -> dict[str, Any]:
@@ -104,6 +108,9 @@ def cache(key_prefix: str) -> dict[str, Any]:
 
 def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
     debug = env_bool("DEBUG", False)
+    # WhiteNoise also serves collectstatic's copy and warns when its folder is missing.
+    static_root = VAR_DIR / "static" / project
+    static_root.mkdir(parents=True, exist_ok=True)
     uses_redis = bool(env_str("REDIS_URL"))
     ssl_redirect = env_bool("SECURE_SSL_REDIRECT", not debug)
     return {
@@ -116,6 +123,11 @@ def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
         "USE_TZ": True,
         "TIME_ZONE": "UTC",
         "USE_I18N": True,
+        # shared/audience.py: English for APIs, the display zone (named) for pages for people.
+        "ENGLISH_PATHS": r"^/api/",
+        "DISPLAY_TIME_ZONE": env_str("DISPLAY_TIME_ZONE", "Europe/Stockholm"),
+        "DISPLAY_TIME_ZONE_PATHS": r"^/admin/",
+        "FORMAT_MODULE_PATH": ["shared.formats"],
         "TEMPLATES": [
             {
                 "BACKEND": "django.template.backends.django.DjangoTemplates",
@@ -131,7 +143,11 @@ def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
             }
         ],
         "STATIC_URL": "static/",
-        "STATIC_ROOT": str(VAR_DIR / "static" / project),
+        # WhiteNoise (STATIC_MIDDLEWARE) serves the apps' static files straight from their
+        # folders, so `make run` needs no collectstatic; nginx serves the collected copy in
+        # production and never passes /static/ on.
+        "WHITENOISE_USE_FINDERS": True,
+        "STATIC_ROOT": str(static_root),
         # Neither service stores uploads; a media prefix keeps test servers from treating every
         # path as a media file.
         "MEDIA_URL": "media/",
@@ -171,6 +187,11 @@ def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
         "METRICS_COLLECTORS": [],
     }
 
+
+# Right after SecurityMiddleware in both projects: static files, then the audience's language
+# and clock (shared/audience.py).
+STATIC_MIDDLEWARE = "whitenoise.middleware.WhiteNoiseMiddleware"
+AUDIENCE_MIDDLEWARE = "shared.audience.AudienceMiddleware"
 
 # The first two of both projects' middleware: request ids, access lines and request metrics,
 # then /metrics, answered before the host check and the HTTPS redirect (shared/metrics.py).

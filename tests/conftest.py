@@ -22,6 +22,8 @@ from django.db.backends.signals import connection_created
 from tests.localserver import local_server  # noqa: F401 - a fixture for every suite
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+# A developer's `.env` (written by `make run`) must not reach the servers the tests start.
+os.environ.setdefault("ENV_FILE", "")
 
 
 @pytest.fixture(autouse=True)

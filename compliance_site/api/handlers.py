@@ -2,10 +2,22 @@
 
 import sys
 
-from django.http import HttpRequest, JsonResponse
+from django.core.exceptions import DisallowedHost
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 
 from compliance_site.api.errors import error_response, service_unavailable_response
 from shared.outages import is_database_outage, log_outage
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """A request Django refuses before any view (a Host not in ALLOWED_HOSTS...): JSON under
+    the API, Django's page for admin."""
+    if not request.path.startswith("/api/"):
+        return defaults.bad_request(request, exception)
+    if isinstance(exception, DisallowedHost):
+        return error_response(400, "invalid_request", "this host name is not served here")
+    return error_response(400, "invalid_request", "bad request")
 
 
 def not_found(request: HttpRequest, exception: Exception) -> JsonResponse:

@@ -1,6 +1,8 @@
 from django.urls import path
 
 from compliance_site.api import views
+from compliance_site.api.state_schema import state_schema_v1
+from shared.apidocs import api_reference_view
 
 urlpatterns = [
     path("meta", views.MetaView.as_view()),
@@ -12,4 +14,7 @@ urlpatterns = [
     path("changes", views.ChangeFeedView.as_view()),
     path("review_flags", views.ReviewFlagsView.as_view()),
     path("citations/<str:abbr>", views.CitationView.as_view()),
+    # The browsable reference and the state payload's JSON Schema (docs/compliance-data.md).
+    path("docs", api_reference_view(schema_url_name="schema", title="Compliance Data Service")),
+    path("schema/state.v1.json", state_schema_v1, name="state-schema-v1"),
 ]

@@ -17,27 +17,34 @@ class Provider(models.TextChoices):
 
 
 class Account(models.Model):
-    email = models.EmailField(blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-
-    def __str__(self) -> str:
-        return self.email or f"account {self.pk}"
+    email = models.EmailField(blank=True, verbose_name="e-postadress")
+    created_at = models.DateTimeField(default=timezone.now, verbose_name="skapad")
 
     # DRF's request.user protocol: an Account is only ever the authenticated caller.
     is_authenticated = True
     is_anonymous = False
 
+    class Meta:
+        verbose_name = "konto"
+        verbose_name_plural = "konton"
+
+    def __str__(self) -> str:
+        return self.email or f"account {self.pk}"
+
 
 class Identity(models.Model):
     """One way into an account: an email address, or a provider's stable subject (`sub`)."""
 
-    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="identities")
-    provider = models.CharField(max_length=10, choices=Provider)
-    subject = models.CharField(max_length=255)
-    created_at = models.DateTimeField(default=timezone.now)
+    account = models.ForeignKey(
+        Account, on_delete=models.CASCADE, related_name="identities", verbose_name="konto"
+    )
+    provider = models.CharField(max_length=10, choices=Provider, verbose_name="inloggningstjänst")
+    subject = models.CharField(max_length=255, verbose_name="användar-id hos tjänsten")
+    created_at = models.DateTimeField(default=timezone.now, verbose_name="skapad")
 
     class Meta:
-        verbose_name_plural = "identities"
+        verbose_name = "inloggningsidentitet"
+        verbose_name_plural = "inloggningsidentiteter"
         constraints = [
             models.UniqueConstraint(fields=["provider", "subject"], name="identity_unique"),
         ]
@@ -50,10 +57,16 @@ class ApiToken(models.Model):
     """A Bearer token. Only the SHA-256 of the token is stored: 256 random bits need no slow
     hash, and a database leak gives nobody a usable token."""
 
-    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="tokens")
-    token_hash = models.CharField(max_length=64, unique=True)
-    created_at = models.DateTimeField(default=timezone.now)
-    expires_at = models.DateTimeField()
+    account = models.ForeignKey(
+        Account, on_delete=models.CASCADE, related_name="tokens", verbose_name="konto"
+    )
+    token_hash = models.CharField(max_length=64, unique=True, verbose_name="tokenens hash")
+    created_at = models.DateTimeField(default=timezone.now, verbose_name="skapad")
+    expires_at = models.DateTimeField(verbose_name="giltig till")
+
+    class Meta:
+        verbose_name = "API-token"
+        verbose_name_plural = "API-tokens"
 
     def __str__(self) -> str:
         return f"token {self.pk} of account {self.account_id}"
@@ -62,25 +75,35 @@ class ApiToken(models.Model):
 class LoginCode(models.Model):
     """A pending email one-time code. The code itself is stored as a keyed hash."""
 
-    email = models.EmailField(unique=True)
-    code_hash = models.CharField(max_length=64)
-    expires_at = models.DateTimeField()
-    attempts = models.PositiveSmallIntegerField(default=0)
-    created_at = models.DateTimeField(default=timezone.now)
+    email = models.EmailField(unique=True, verbose_name="e-postadress")
+    code_hash = models.CharField(max_length=64, verbose_name="kodens hash")
+    expires_at = models.DateTimeField(verbose_name="giltig till")
+    attempts = models.PositiveSmallIntegerField(default=0, verbose_name="försök")
+    created_at = models.DateTimeField(default=timezone.now, verbose_name="skapad")
+
+    class Meta:
+        verbose_name = "inloggningskod"
+        verbose_name_plural = "inloggningskoder"
 
     def __str__(self) -> str:
         return f"code for {self.email}"
 
 
 class Follow(models.Model):
-    account = models.ForeignKey(Account, on_delete=models.CASCADE, related_name="follows")
-    feed = models.ForeignKey(Feed, on_delete=models.CASCADE, related_name="followers")
-    created_at = models.DateTimeField(default=timezone.now)
+    account = models.ForeignKey(
+        Account, on_delete=models.CASCADE, related_name="follows", verbose_name="konto"
+    )
+    feed = models.ForeignKey(
+        Feed, on_delete=models.CASCADE, related_name="followers", verbose_name="flöde"
+    )
+    created_at = models.DateTimeField(default=timezone.now, verbose_name="skapad")
 
     class Meta:
+        verbose_name = "följd källa"
         constraints = [
             models.UniqueConstraint(fields=["account", "feed"], name="follow_unique"),
         ]
+        verbose_name_plural = "följda källor"
 
     def __str__(self) -> str:
         return f"{self.account_id} follows {self.feed_id}"

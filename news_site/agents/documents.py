@@ -127,6 +127,8 @@ def llms_txt(guides: Iterable[ProductGuide], *, base_url: str, site_name: str) -
         f"- [Senaste nyheterna]({base_url}/index.md): de 50 senaste artiklarna, med länkar "
         "till varje artikels markdown",
         f"- [RSS]({base_url}/entries.rss): de 50 senaste artiklarna som RSS 2.0",
+        f"- [API-referens]({base_url}/api/v1/docs): /api/v1 för appar och agenter "
+        f"(OpenAPI-schema: {base_url}/api/v1/schema)",
     ]
     by_type: dict[str, list[ProductGuide]] = {}
     for guide in guides:

@@ -24,7 +24,10 @@ from shared.fetch import FetchError, FetchResult
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo_data"
 _RELATIVE_DATE = re.compile(r"@(RFC822|ISO)_HOURS_AGO\((\d+)\)@")
-_CHAPTERS = re.compile(r"^https://podd\.nyhetstjansten\.example/chapters/(\d+)\.json$")
+# The demo podcast's files, bundled: chapters and transcripts (its links use example.com, a
+# documentation host that exists, so nothing in the demo points at a host that does not).
+_PODCAST_FILES = re.compile(r"^https://example\.com/podd/(chapters|transcripts)/(\d+)\.(json|vtt)$")
+_PODCAST_TYPES = {"json": "application/json+chapters", "vtt": "text/vtt; charset=utf-8"}
 
 
 def _sources() -> list[dict[str, Any]]:
@@ -43,9 +46,9 @@ class BundledFetcher:
     ) -> FetchResult:
         path = self.files.get(url)
         content_type = "application/rss+xml; charset=utf-8"
-        if path is None and (match := _CHAPTERS.match(url)):
-            path = DEMO_DIR / "chapters" / f"{match[1]}.json"
-            content_type = "application/json+chapters"
+        if path is None and (match := _PODCAST_FILES.match(url)):
+            path = DEMO_DIR / match[1] / f"{match[2]}.{match[3]}"
+            content_type = _PODCAST_TYPES[match[3]]
         if path is None or not path.exists():
             raise FetchError("connection_error", "the demo is offline")
         body = _RELATIVE_DATE.sub(self._date, path.read_text(encoding="utf-8")).encode()
@@ -107,9 +110,18 @@ def demo_views_record() -> None:
             entry_view_record(entry_id=entry_id, day=today)
 
 
+# The demo's sources live only in the bundled files: the worker of a running quick start leaves
+# them alone (their addresses are example.com's) until the next `load_demo`.
+DEMO_NEXT_CHECK = timedelta(days=365)
+
+
 def demo_load() -> tuple[IngestReport, int]:
-    demo_feeds_register()
+    feeds = demo_feeds_register()
+    # The run also stores the podcast's transcripts, from the bundled files.
     report = ingest_run(fetcher=BundledFetcher(now=timezone.now()))
+    Feed.objects.filter(pk__in=[feed.pk for feed in feeds]).update(
+        next_check_at=timezone.now() + DEMO_NEXT_CHECK
+    )
     guides = demo_guides_load()
     demo_views_record()
     return report, guides

@@ -7,27 +7,40 @@ from django.utils import timezone
 
 class PodcastEpisode(models.Model):
     feed = models.ForeignKey(
-        "news.Feed", null=True, blank=True, on_delete=models.SET_NULL, related_name="episodes"
+        "news.Feed",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="episodes",
+        verbose_name="flöde",
     )
-    episode_id = models.CharField(max_length=200, unique=True)
-    title = models.CharField(max_length=300)
-    description = models.TextField(blank=True)
-    published_on = models.DateField(null=True, blank=True)
-    duration_seconds = models.PositiveIntegerField(null=True, blank=True)
-    page_url = models.URLField(max_length=2000, blank=True)
-    audio_url = models.URLField(max_length=2000, blank=True)
-    cover_url = models.URLField(max_length=2000, blank=True)
-    cover_thumb_url = models.URLField(max_length=2000, blank=True)
-    chapters_url = models.URLField(max_length=2000, blank=True)
-    chapters = models.JSONField(default=list, blank=True)
-    sources = models.JSONField(default=list, blank=True)
-    transcript_url = models.URLField(max_length=2000, blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
+    episode_id = models.CharField(max_length=200, unique=True, verbose_name="avsnitts-id")
+    title = models.CharField(max_length=300, verbose_name="titel")
+    description = models.TextField(blank=True, verbose_name="beskrivning")
+    published_on = models.DateField(null=True, blank=True, verbose_name="publiceringsdag")
+    duration_seconds = models.PositiveIntegerField(
+        null=True, blank=True, verbose_name="längd (sekunder)"
+    )
+    page_url = models.URLField(max_length=2000, blank=True, verbose_name="avsnittets sida")
+    audio_url = models.URLField(max_length=2000, blank=True, verbose_name="ljudfil")
+    cover_url = models.URLField(max_length=2000, blank=True, verbose_name="omslagsbild")
+    cover_thumb_url = models.URLField(
+        max_length=2000, blank=True, verbose_name="omslagsbild (liten)"
+    )
+    chapters_url = models.URLField(max_length=2000, blank=True, verbose_name="kapitelfil")
+    chapters = models.JSONField(default=list, blank=True, verbose_name="kapitel")
+    sources = models.JSONField(default=list, blank=True, verbose_name="källor")
+    transcript_url = models.URLField(
+        max_length=2000, blank=True, verbose_name="transkriptionens adress"
+    )
+    created_at = models.DateTimeField(default=timezone.now, verbose_name="skapad")
 
     class Meta:
         # The table kept its name when the model moved here from the news app.
         db_table = "news_podcastepisode"
         ordering = ["-published_on", "-id"]
+        verbose_name = "poddavsnitt"
+        verbose_name_plural = "poddavsnitt"
 
     def __str__(self) -> str:
         return self.title
@@ -38,13 +51,19 @@ class EpisodeTranscript(models.Model):
     `fetch_transcripts` step, so a request never waits on the network."""
 
     episode = models.OneToOneField(
-        PodcastEpisode, on_delete=models.CASCADE, primary_key=True, related_name="transcript"
+        PodcastEpisode,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="transcript",
+        verbose_name="avsnitt",
     )
-    text = models.TextField()
-    content_type = models.CharField(max_length=100, blank=True)
-    fetched_at = models.DateTimeField(default=timezone.now)
+    text = models.TextField(verbose_name="text")
+    content_type = models.CharField(max_length=100, blank=True, verbose_name="innehållstyp")
+    fetched_at = models.DateTimeField(default=timezone.now, verbose_name="hämtad")
 
     class Meta:
+        verbose_name = "transkription"
+        verbose_name_plural = "transkriptioner"
         # The table kept its name when the model moved here from the api app.
         db_table = "api_episodetranscript"
 

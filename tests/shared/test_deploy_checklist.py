@@ -48,7 +48,9 @@ def test_production_refuses_to_start_without_a_secret_key(project, host):
     result = manage(project, "check", SECRET_KEY="")
 
     assert result.returncode != 0
-    assert "SECRET_KEY must be set" in result.stderr
+    # One line that says what to do, not a traceback.
+    assert "SECRET_KEY is not set" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
 
 
 @PROJECTS

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# `make run` after the install: the quick start in the foreground. Embedded SQLite, in-process
+# caches, the demo data, both services on loopback with their static files (WhiteNoise), the
+# news task worker and the ingest schedule, email into files. Ctrl-C stops everything.
+#
+# Generated settings (secret key, demo password, demo API key) live in ENV_FILE (.env), which
+# every `python -m news_site|compliance_site` command reads too. NEWS_PORT, COMPLIANCE_PORT,
+# INGEST_EVERY_SECONDS, VAR_DIR and ENV_FILE may be set (the browser tests run a second copy).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${VENV:-.venv}/bin
+news_port=${NEWS_PORT:-8000}
+compliance_port=${COMPLIANCE_PORT:-8001}
+ingest_every=${INGEST_EVERY_SECONDS:-60}
+export VAR_DIR=$(realpath -m "${VAR_DIR:-var}")
+export ENV_FILE=$(realpath -m "${ENV_FILE:-.env}")
+mkdir -p "$VAR_DIR"
+
+"$bin/python" scripts/quickstart_env.py "$ENV_FILE" --var-dir "$VAR_DIR"
+setting() { "$bin/python" -c 'import sys; from dotenv import dotenv_values; print(dotenv_values(sys.argv[1]).get(sys.argv[2]) or "")' "$ENV_FILE" "$1"; }
+
+for project in compliance_site news_site; do
+  "$bin/python" -m $project migrate --noinput -v 0
+done
+# The compliance demo issues a fresh key each time (keys are stored hashed); keep it in .env.
+demo_key=$("$bin/python" -m compliance_site load_demo | tail -n 1)
+"$bin/python" scripts/quickstart_env.py "$ENV_FILE" --var-dir "$VAR_DIR" --set "COMPLIANCE_DEMO_API_KEY=$demo_key"
+"$bin/python" -m news_site load_demo
+# The demo admin account on both services, with the password from .env.
+for project in compliance_site news_site; do
+  "$bin/python" -m $project shell -v 0 -c '
+import os
+from django.contrib.auth import get_user_model
+user, _ = get_user_model().objects.get_or_create(username=os.environ["DEMO_ADMIN_USERNAME"])
+user.is_staff = user.is_superuser = True
+user.set_password(os.environ["DEMO_ADMIN_PASSWORD"])
+user.save()'
+done
+
+pids=()
+stop() {
+  trap - INT TERM EXIT
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  wait || true
+}
+trap stop INT TERM EXIT
+
+"$bin/gunicorn" news_site.asgi:application -k uvicorn_worker.UvicornWorker \
+  --bind "127.0.0.1:$news_port" --workers 1 --log-level warning &
+pids+=($!)
+"$bin/gunicorn" compliance_site.wsgi --bind "127.0.0.1:$compliance_port" --workers 1 \
+  --threads 4 --log-level warning &
+pids+=($!)
+# The task worker runs queued ingest runs (fetch, summaries, embeddings, stories).
+"$bin/python" -m news_site db_worker --no-reload --interval 2 &
+pids+=($!)
+# The schedule: what the systemd timer does in production (every five minutes there), more
+# often here so that a feed added in admin shows its entries within a minute.
+( while true; do
+    "$bin/python" -m news_site ingest --enqueue >/dev/null || true
+    sleep "$ingest_every"
+  done ) &
+pids+=($!)
+
+"$bin/python" - "$news_port" "$compliance_port" <<'PY'
+import sys, time, httpx
+for _ in range(240):
+    try:
+        if all(httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200 for port in sys.argv[1:]):
+            break
+    except httpx.HTTPError:
+        pass
+    time.sleep(0.5)
+else:
+    sys.exit("quick start: the services did not come up; see the messages above")
+PY
+
+news=http://127.0.0.1:$news_port compliance=http://127.0.0.1:$compliance_port
+cat <<BANNER
+
+  Quick start is running (Ctrl-C stops it). Settings: $ENV_FILE
+    News          $news/            API reference $news/api/v1/docs
+    Compliance    $compliance/api/v1/compliance/meta   API reference $compliance/api/v1/compliance/docs
+    Admin         $news/admin/  and  $compliance/admin/
+                  user $(setting DEMO_ADMIN_USERNAME)  password $(setting DEMO_ADMIN_PASSWORD)
+    Demo API key  curl -H 'Authorization: Bearer $demo_key' $compliance/api/v1/compliance/states/CA
+    Login codes   email login codes are written to files:  tail -n 20 $VAR_DIR/mail/*
+    Android       the emulator reaches the news API at http://10.0.2.2:$news_port/api/v1/
+    Ingest        feeds are fetched every ${ingest_every}s by the task worker
+
+BANNER
+# Everything stops when any one of them does.
+wait -n
