@@ -16,7 +16,7 @@ from django.conf import settings  # noqa: E402
 from news_site.api.errors import error_body  # noqa: E402
 from news_site.mcp.asgi import mcp_application  # noqa: E402
 from news_site.responsecache import PublicResponseCache  # noqa: E402
-from shared.concurrency import ConcurrencyLimit, Refusal  # noqa: E402
+from shared.concurrency import BUSY_MESSAGE, ConcurrencyLimit, Refusal  # noqa: E402
 from shared.observability import ObservedASGI  # noqa: E402
 
 # A busy /api/v1 answers in its own envelope; the other surfaces in plain text, as their
@@ -24,7 +24,7 @@ from shared.observability import ObservedASGI  # noqa: E402
 _BUSY_V1 = Refusal(
     "/api/v1/",
     b"application/json",
-    json.dumps(error_body("service_unavailable", "the service is busy: try again shortly")).encode(),
+    json.dumps(error_body("service_unavailable", BUSY_MESSAGE)).encode(),
 )
 
 # Outermost: every request gets its id, access line and latency, cache hits, /mcp and refusals

@@ -21,7 +21,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 logger = logging.getLogger(__name__)
 
 RETRY_AFTER_SECONDS = 1
-PLAIN_MESSAGE = b"the service is busy: try again shortly\n"
+BUSY_MESSAGE = "the service is busy: try again shortly"
+PLAIN_MESSAGE = BUSY_MESSAGE.encode() + b"\n"
 # One log line a second during a burst says how many requests were refused.
 _LOG_INTERVAL = 1.0
 

@@ -7,9 +7,9 @@ import time
 
 import httpx
 import pytest
+from starlette.types import Receive, Scope, Send
 
 from shared.concurrency import ConcurrencyLimit, Refusal
-from starlette.types import Receive, Scope, Send
 
 pytestmark = pytest.mark.anyio
 
