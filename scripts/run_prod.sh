@@ -89,7 +89,7 @@ render() {  # render SITE APP_PORT HTTP_PORT HTTPS_PORT
     -e "s#^(\s*)listen 80;#\1listen 127.0.0.1:$3;#" \
     -e "s#^(\s*)listen 443 ssl http2;#\1listen 127.0.0.1:$4 ssl http2;#" \
     -e "s#return 301 https://\\\$host\\\$request_uri;#return 301 https://\$host:$4\$request_uri;#" \
-    -e "s#server 127\.0\.0\.1:[0-9]+;#server 127.0.0.1:$2;#" \
+    -e "s#server 127\.0\.0\.1:[0-9]+\b#server 127.0.0.1:$2#" \
     -e "s#ssl_certificate(\s+)\S+;#ssl_certificate\1$cert;#" \
     -e "s#ssl_certificate_key(\s+)\S+;#ssl_certificate_key\1$key;#" \
     -e "s#proxy_cache_path \S+#proxy_cache_path $run_dir/cache/$site#" \
@@ -98,7 +98,7 @@ render() {  # render SITE APP_PORT HTTP_PORT HTTPS_PORT
     "$source" >"$target"
   # A production address or path left over means the shipped file changed shape.
   if grep -v '^\s*#' "$target" |
-    grep -E '/etc/|/var/(cache|log)/|/srv/|listen (80|443)[ ;]|:800[01];|https://\$host\$'; then
+    grep -E '/etc/|/var/(cache|log)/|/srv/|listen (80|443)[ ;]|:800[01][ ;]|https://\$host\$'; then
     fail "$source has lines scripts/run_prod.sh does not render for loopback"
   fi
 }
