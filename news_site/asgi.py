@@ -33,7 +33,9 @@ application = ObservedASGI(
     ConcurrencyLimit(
         mcp_application(
             fallback=PublicResponseCache(
-                django_application, seconds=settings.NEWS_RESPONSE_CACHE_SECONDS
+                django_application,
+                seconds=settings.NEWS_RESPONSE_CACHE_SECONDS,
+                max_bytes=settings.NEWS_RESPONSE_CACHE_MAX_BYTES,
             )
         ),
         limit=settings.NEWS_MAX_CONCURRENT_REQUESTS,

@@ -58,6 +58,8 @@ NEWS_PUBLIC_CACHE_SECONDS = env_int("NEWS_PUBLIC_CACHE_SECONDS", 60)
 # How long each app process keeps public responses in memory (news_site/responsecache.py);
 # 0 turns that cache off.
 NEWS_RESPONSE_CACHE_SECONDS = env_int("NEWS_RESPONSE_CACHE_SECONDS", 10)
+# ... and how many bytes of them at most (least recently used go first).
+NEWS_RESPONSE_CACHE_MAX_BYTES = env_int("NEWS_RESPONSE_CACHE_MAX_BYTES", 16 << 20)
 # Requests one app process serves at once; more get an immediate 503 (shared/concurrency.py).
 # Sized with the database pool: docs/operators-capacity.md.
 NEWS_MAX_CONCURRENT_REQUESTS = env_int("NEWS_MAX_CONCURRENT_REQUESTS", 32)
