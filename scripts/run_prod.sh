@@ -22,6 +22,9 @@ compliance_http=${RUN_PROD_COMPLIANCE_HTTP_PORT:-8081}
 news_app=${RUN_PROD_NEWS_APP_PORT:-8010}
 compliance_app=${RUN_PROD_COMPLIANCE_APP_PORT:-8011}
 run_dir=$(realpath -m "${RUN_PROD_DIR:-var/run-prod}")
+# off: nginx's per-address limits are left out (a benchmark from one address stands in for
+# many clients that way; benchmarks/burst_bench.py).
+edge_limits=${RUN_PROD_EDGE_LIMITS:-on}
 
 fail() { echo "run-prod: $*" >&2; exit 1; }
 
@@ -96,6 +99,9 @@ render() {  # render SITE APP_PORT HTTP_PORT HTTPS_PORT
     -e "s#alias /srv/platform/#alias $repo/#" \
     -e "s#access_log /var/log/nginx/#access_log $run_dir/#" \
     "$source" >"$target"
+  if [ "$edge_limits" = off ]; then
+    sed -i -E '/^\s*limit_(req|conn) /d' "$target"
+  fi
   # A production address or path left over means the shipped file changed shape.
   if grep -v '^\s*#' "$target" |
     grep -E '/etc/|/var/(cache|log)/|/srv/|listen (80|443)[ ;]|:800[01][ ;]|https://\$host\$'; then
