@@ -25,7 +25,7 @@ from news_site.mcp.answers import kept_answer
 from news_site.news import selectors
 from news_site.news.models import Entry, GuidePageType, Story
 from news_site.search.selectors import entries_search
-from shared.outages import DATABASE_ERRORS, RETRY_AFTER_SECONDS
+from shared.outages import DATABASE_ERRORS, retry_after_seconds
 from shared.outages import MESSAGE as OUTAGE_MESSAGE
 
 logger = logging.getLogger(__name__)
@@ -68,7 +68,7 @@ async def _read(fn: Callable[[], T]) -> T:
     except DATABASE_ERRORS as exc:
         # Not the caller's fault and not a bug: say so, as the HTTP surfaces' 503 does.
         logger.warning("database unavailable for an MCP tool call: %s", exc)
-        raise ToolError(f"{OUTAGE_MESSAGE} (retry in {RETRY_AFTER_SECONDS} s)") from exc
+        raise ToolError(f"{OUTAGE_MESSAGE} (retry in {retry_after_seconds(exc)} s)") from exc
 
 
 def _base_url(ctx: Context) -> str:
