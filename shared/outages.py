@@ -15,6 +15,7 @@ The APIs render this in their own envelopes (their DRF exception handlers and `h
 `DatabaseOutageMiddleware` covers every other view with a plain-text 503.
 """
 
+import contextlib
 import logging
 import threading
 import time
@@ -67,11 +68,29 @@ def retry_after_seconds(exc: BaseException | None) -> int:
 
 
 def log_outage(request: HttpRequest, exc: BaseException) -> None:
+    """Say why a request got its 503 and, for an outage, let the next request reconnect."""
     if is_pool_exhausted(exc):
         _log_busy()
         return
     # One line, no traceback: an outage fails many requests at once for the same reason.
     logger.warning("database unavailable for %s %s: %s", request.method, request.path, exc)
+    restart_pool()
+
+
+def restart_pool() -> None:
+    """Replace the process's connection pool after a database outage.
+
+    A pool that could not reach its database retries with a growing delay (1, 2, 4 ... seconds),
+    so after an outage of some minutes it would notice the database is back only minutes later.
+    Closing it makes the next request start a new pool, which connects at once: the first
+    request after the database is back succeeds. Connections lent out meanwhile are closed when
+    they come back."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    if not connection.settings_dict.get("OPTIONS", {}).get("pool"):
+        return
+    # Another thread may replace it at the same moment.
+    with contextlib.suppress(KeyError):
+        connection.close_pool()
 
 
 def _log_busy() -> None:

@@ -25,7 +25,7 @@ from news_site.mcp.answers import kept_answer
 from news_site.news import selectors
 from news_site.news.models import Entry, GuidePageType, Story
 from news_site.search.selectors import entries_search
-from shared.outages import DATABASE_ERRORS, retry_after_seconds
+from shared.outages import DATABASE_ERRORS, is_pool_exhausted, restart_pool, retry_after_seconds
 from shared.outages import MESSAGE as OUTAGE_MESSAGE
 
 logger = logging.getLogger(__name__)
@@ -68,6 +68,8 @@ async def _read(fn: Callable[[], T]) -> T:
     except DATABASE_ERRORS as exc:
         # Not the caller's fault and not a bug: say so, as the HTTP surfaces' 503 does.
         logger.warning("database unavailable for an MCP tool call: %s", exc)
+        if not is_pool_exhausted(exc):
+            restart_pool()
         raise ToolError(f"{OUTAGE_MESSAGE} (retry in {retry_after_seconds(exc)} s)") from exc
 
 
