@@ -1,6 +1,8 @@
 """ASGI entry point of the news service: Django behind a per-process cache of public responses,
-with the MCP tool server at /mcp, all behind request ids, access lines and request metrics."""
+with the MCP tool server at /mcp, behind a bound on the requests the process serves at once,
+all behind request ids, access lines and request metrics."""
 
+import json
 import os
 import warnings
 
@@ -22,15 +24,32 @@ django_application = get_asgi_application()
 
 from django.conf import settings  # noqa: E402
 
+from news_site.api.errors import error_body  # noqa: E402
 from news_site.mcp.asgi import mcp_application  # noqa: E402
 from news_site.responsecache import PublicResponseCache  # noqa: E402
+from shared.concurrency import BUSY_MESSAGE, ConcurrencyLimit, Refusal  # noqa: E402
 from shared.observability import ObservedASGI  # noqa: E402
 
-# Outermost: every request gets its id, access line and latency, cache hits and /mcp included.
+# A busy /api/v1 answers in its own envelope; the other surfaces in plain text, as their
+# database-outage 503 does.
+_BUSY_V1 = Refusal(
+    "/api/v1/",
+    b"application/json",
+    json.dumps(error_body("service_unavailable", BUSY_MESSAGE)).encode(),
+)
+
+# Outermost: every request gets its id, access line and latency, cache hits, /mcp and refusals
+# included.
 application = ObservedASGI(
-    mcp_application(
-        fallback=PublicResponseCache(
-            django_application, seconds=settings.NEWS_RESPONSE_CACHE_SECONDS
-        )
+    ConcurrencyLimit(
+        mcp_application(
+            fallback=PublicResponseCache(
+                django_application,
+                seconds=settings.NEWS_RESPONSE_CACHE_SECONDS,
+                max_bytes=settings.NEWS_RESPONSE_CACHE_MAX_BYTES,
+            )
+        ),
+        limit=settings.NEWS_MAX_CONCURRENT_REQUESTS,
+        refusals=[_BUSY_V1],
     )
 )

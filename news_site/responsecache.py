@@ -5,10 +5,26 @@ with `Cache-Control: public, max-age=N`. Serving a repeat of one from memory ski
 request cycle entirely, which is most of what a request costs. Only such responses are kept:
 status 200, `public` with a positive `max-age`, no `Set-Cookie`, no `private`/`no-store`, at
 most `MAX_BODY` bytes. A request with a cookie, an `Authorization` header or a conditional
-header always goes to Django. Entries live `NEWS_RESPONSE_CACHE_SECONDS` (default 10) and are
-keyed by path, query string and the request headers the response `Vary`s on. One request at a
-time refreshes an expired entry; meanwhile the others get the expired copy, which is still
-within the `max-age` the application gave it.
+header always goes to Django. Entries live `NEWS_RESPONSE_CACHE_SECONDS` (default 10).
+
+The key is everything the response depends on: scheme, `Host` (with its port: pages carry
+absolute links), path, query string and the request headers the response `Vary`s on, each as
+Django reads it (several lines of one header joined with commas, as Django joins them) and
+normalised (case and spaces), so that `Accept: text/html` and `Accept: text/markdown` sent as
+two lines are one key, never the key of either line alone.
+
+Memory is bounded: entries are kept in least-recently-used order and the oldest go once the
+bodies and headers kept exceed `NEWS_RESPONSE_CACHE_MAX_BYTES` (default 16 MiB per process), so
+a crawl of distinct query strings costs a fixed amount of memory. What each path varies on is
+remembered in the same bounded way.
+
+One request at a time refreshes an expired entry; meanwhile the others get the expired copy,
+which is still within the `max-age` the application gave it.
+
+Why keep it next to nginx's cache (docs/operators-capacity.md has the figures): straight on
+gunicorn it serves a public page some 80 times faster than Django renders it, it spares Django
+the refresh storms when nginx's entries expire on several nginx workers or hosts at once, and
+deployments without nginx's cache (a second host, a platform's own proxy) keep the same cost.
 
 A hit says how old it is (`Age`) and lowers `max-age` by that much, so a cache in front (nginx)
 never keeps a page longer than the application allowed in the first place.
@@ -23,6 +39,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 MAX_ENTRIES = 2000
 MAX_BODY = 1 << 20
+DEFAULT_MAX_BYTES = 16 << 20
+# What one entry costs besides its body and headers (the key, the entry object, the dict slot).
+_ENTRY_OVERHEAD = 400
 _MAX_AGE = re.compile(rb"max-age=(\d+)")
 _BYPASS = {b"cookie", b"authorization", b"if-none-match", b"if-modified-since"}
 
@@ -34,25 +53,34 @@ class _Entry:
     body: bytes
     stored_at: float
     max_age: int
+    size: int
 
 
 class PublicResponseCache:
-    def __init__(self, app: ASGIApp, *, seconds: int) -> None:
+    def __init__(self, app: ASGIApp, *, seconds: int, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.app = app
         self.seconds = seconds
+        self.max_bytes = max_bytes
         self.entries: OrderedDict[tuple, _Entry] = OrderedDict()
-        # The request headers each (path, query) varies on, learnt from its responses.
-        self.vary: dict[tuple[str, bytes], tuple[bytes, ...]] = {}
+        self.size_bytes = 0
+        # The request headers each (scheme, host, path, query) varies on, learnt from its
+        # responses; least recently used first, as bounded as the entries.
+        self.vary: OrderedDict[tuple, tuple[bytes, ...]] = OrderedDict()
         self.refreshing: set[tuple] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not self._cacheable_request(scope):
             await self.app(scope, receive, send)
             return
-        base = (scope["path"], scope["query_string"])
-        headers = dict(scope["headers"])
+        headers = _request_headers(scope)
+        base = (
+            scope.get("scheme", "http"),
+            headers.get(b"host", b"").lower(),
+            scope["path"],
+            scope["query_string"],
+        )
         vary = self.vary.get(base, ())
-        key = (*base, *(headers.get(name, b"") for name in vary))
+        key = _key(base, vary, headers)
         entry = self.entries.get(key)
         now = time.monotonic()
         if entry is not None:
@@ -80,14 +108,17 @@ class PublicResponseCache:
     def _recorder(self, scope: Scope, base: tuple, request_headers: dict, send: Send) -> Send:
         start: Message = {}
         chunks: list[bytes] = []
+        size = 0
 
         async def record(message: Message) -> None:
-            nonlocal start
+            nonlocal start, size
             if message["type"] == "http.response.start":
                 start = message
-            elif message["type"] == "http.response.body":
+            elif message["type"] == "http.response.body" and size <= MAX_BODY:
+                # A body past MAX_BODY is never kept, so its chunks are not held either.
                 chunks.append(message.get("body", b""))
-                if not message.get("more_body", False):
+                size += len(chunks[-1])
+                if size <= MAX_BODY and not message.get("more_body", False):
                     self._store(base, request_headers, start, b"".join(chunks))
             await send(message)
 
@@ -108,12 +139,40 @@ class PublicResponseCache:
         )
         if b"*" in vary:
             return
+        size = len(body) + sum(len(n) + len(v) for n, v in headers) + _ENTRY_OVERHEAD
+        if size > self.max_bytes:
+            return
         self.vary[base] = vary
-        key = (*base, *(request_headers.get(name, b"") for name in vary))
-        self.entries[key] = _Entry(start["status"], list(headers), body, time.monotonic(), max_age)
-        self.entries.move_to_end(key)
-        while len(self.entries) > MAX_ENTRIES:
-            self.entries.popitem(last=False)
+        self.vary.move_to_end(base)
+        key = _key(base, vary, request_headers)
+        old = self.entries.pop(key, None)
+        if old is not None:
+            self.size_bytes -= old.size
+        self.entries[key] = _Entry(
+            start["status"], list(headers), body, time.monotonic(), max_age, size
+        )
+        self.size_bytes += size
+        while self.size_bytes > self.max_bytes or len(self.entries) > MAX_ENTRIES:
+            _key_evicted, evicted = self.entries.popitem(last=False)
+            self.size_bytes -= evicted.size
+        while len(self.vary) > MAX_ENTRIES:
+            self.vary.popitem(last=False)
+
+
+def _request_headers(scope: Scope) -> dict[bytes, bytes]:
+    """The request's headers as Django reads them: several lines of one name joined by commas
+    (ASGI gives each line; a dict of them would keep only the last)."""
+    joined: dict[bytes, bytes] = {}
+    for name, value in scope["headers"]:
+        name = name.lower()
+        joined[name] = joined[name] + b"," + value if name in joined else value
+    return joined
+
+
+def _key(base: tuple, vary: tuple[bytes, ...], headers: dict[bytes, bytes]) -> tuple:
+    # Case and spacing do not change what a header asks for (`text/html, text/markdown` and
+    # `text/html,text/markdown` negotiate the same representation).
+    return (*base, *(b"".join(headers.get(name, b"").lower().split()) for name in vary))
 
 
 def _storable_max_age(status: int, headers: list[tuple[bytes, bytes]], size: int) -> int | None:

@@ -65,6 +65,11 @@ NEWS_PUBLIC_CACHE_SECONDS = env_int("NEWS_PUBLIC_CACHE_SECONDS", 60)
 # How long each app process keeps public responses in memory (news_site/responsecache.py);
 # 0 turns that cache off.
 NEWS_RESPONSE_CACHE_SECONDS = env_int("NEWS_RESPONSE_CACHE_SECONDS", 10)
+# ... and how many bytes of them at most (least recently used go first).
+NEWS_RESPONSE_CACHE_MAX_BYTES = env_int("NEWS_RESPONSE_CACHE_MAX_BYTES", 16 << 20)
+# Requests one app process serves at once; more get an immediate 503 (shared/concurrency.py).
+# Sized with the database pool: docs/operators-capacity.md.
+NEWS_MAX_CONCURRENT_REQUESTS = env_int("NEWS_MAX_CONCURRENT_REQUESTS", 32)
 # /readyz reports the ingest worker as stale when its last successful run is older than this.
 NEWS_WORKER_STALE_MINUTES = env_int("NEWS_WORKER_STALE_MINUTES", 30)
 # /metrics reports ingestion results from the task results the workers leave behind.

@@ -22,6 +22,9 @@ compliance_http=${RUN_PROD_COMPLIANCE_HTTP_PORT:-8081}
 news_app=${RUN_PROD_NEWS_APP_PORT:-8010}
 compliance_app=${RUN_PROD_COMPLIANCE_APP_PORT:-8011}
 run_dir=$(realpath -m "${RUN_PROD_DIR:-var/run-prod}")
+# off: nginx's per-address limits are left out (a benchmark from one address stands in for
+# many clients that way; benchmarks/burst_bench.py).
+edge_limits=${RUN_PROD_EDGE_LIMITS:-on}
 
 fail() { echo "run-prod: $*" >&2; exit 1; }
 
@@ -89,16 +92,19 @@ render() {  # render SITE APP_PORT HTTP_PORT HTTPS_PORT
     -e "s#^(\s*)listen 80;#\1listen 127.0.0.1:$3;#" \
     -e "s#^(\s*)listen 443 ssl http2;#\1listen 127.0.0.1:$4 ssl http2;#" \
     -e "s#return 301 https://\\\$host\\\$request_uri;#return 301 https://\$host:$4\$request_uri;#" \
-    -e "s#server 127\.0\.0\.1:[0-9]+;#server 127.0.0.1:$2;#" \
+    -e "s#server 127\.0\.0\.1:[0-9]+\b#server 127.0.0.1:$2#" \
     -e "s#ssl_certificate(\s+)\S+;#ssl_certificate\1$cert;#" \
     -e "s#ssl_certificate_key(\s+)\S+;#ssl_certificate_key\1$key;#" \
     -e "s#proxy_cache_path \S+#proxy_cache_path $run_dir/cache/$site#" \
     -e "s#alias /srv/platform/#alias $repo/#" \
     -e "s#access_log /var/log/nginx/#access_log $run_dir/#" \
     "$source" >"$target"
+  if [ "$edge_limits" = off ]; then
+    sed -i -E '/^\s*limit_(req|conn) /d' "$target"
+  fi
   # A production address or path left over means the shipped file changed shape.
   if grep -v '^\s*#' "$target" |
-    grep -E '/etc/|/var/(cache|log)/|/srv/|listen (80|443)[ ;]|:800[01];|https://\$host\$'; then
+    grep -E '/etc/|/var/(cache|log)/|/srv/|listen (80|443)[ ;]|:800[01][ ;]|https://\$host\$'; then
     fail "$source has lines scripts/run_prod.sh does not render for loopback"
   fi
 }

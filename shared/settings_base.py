@@ -67,11 +67,13 @@ def database(env_name: str, sqlite_name: str) -> dict[str, Any]:
     """The database from `env_name` (a URL), or an embedded SQLite file for the quick start."""
     url = env_str(env_name)
     if url:
-        config = dj_database_url.parse(url, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))
+        config = dj_database_url.parse(url, conn_max_age=0)
         config["CONN_HEALTH_CHECKS"] = True
         # A database that does not answer fails a request in seconds (503), not a TCP timeout.
         if config["ENGINE"].endswith("postgresql"):
-            config.setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
+            options = config.setdefault("OPTIONS", {})
+            options.setdefault("connect_timeout", 5)
+            options.update(connection_pool())
     else:
         VAR_DIR.mkdir(exist_ok=True)
         config = {
@@ -86,6 +88,28 @@ def database(env_name: str, sqlite_name: str) -> dict[str, Any]:
         VAR_DIR.mkdir(exist_ok=True)
         config["TEST"] = {"NAME": str(VAR_DIR / f"test_{sqlite_name}_{os.getpid()}.sqlite3")}
     return config
+
+
+def connection_pool() -> dict[str, Any]:
+    """Each process borrows PostgreSQL connections from its own bounded pool (psycopg_pool via
+    Django) and gives them back at the end of every request, so a burst can never open more
+    than DB_POOL_MAX_SIZE connections per process. A request that finds the pool empty waits
+    DB_POOL_TIMEOUT seconds at most, then fails with a 503 (shared/outages.py). Sizing and the
+    budget across both services: docs/operators-capacity.md. DB_POOL_MAX_SIZE=0 turns the pool
+    off (one connection per request, for a pgbouncer in front)."""
+    max_size = env_int("DB_POOL_MAX_SIZE", 4)
+    if max_size <= 0:
+        return {}
+    return {
+        "pool": {
+            "min_size": min(env_int("DB_POOL_MIN_SIZE", 1), max_size),
+            "max_size": max_size,
+            "timeout": env_int("DB_POOL_TIMEOUT", 2),
+            # Idle connections above min_size are closed after a minute: a burst's
+            # connections do not stay open for the next ten (psycopg_pool's default).
+            "max_idle": 60,
+        }
+    }
 
 
 def cache(key_prefix: str) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from django.http import Http404, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
 
-from shared.outages import MESSAGE, RETRY_AFTER_SECONDS
+from shared.outages import MESSAGE, retry_after_seconds
 
 
 class ApiError(exceptions.APIException):
@@ -42,10 +42,11 @@ def error_response(status: int, code: str, message: str, **extra: Any) -> JsonRe
     return JsonResponse(error_body(code, message, **extra), status=status)
 
 
-def service_unavailable_response() -> JsonResponse:
-    """While the database cannot be reached (shared/outages.py): retry shortly."""
+def service_unavailable_response(exc: BaseException | None = None) -> JsonResponse:
+    """While the database cannot be reached or its pool is exhausted (shared/outages.py):
+    retry shortly."""
     response = error_response(503, "service_unavailable", MESSAGE)
-    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response["Retry-After"] = str(retry_after_seconds(exc))
     return response
 
 

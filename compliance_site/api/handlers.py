@@ -29,5 +29,5 @@ def server_error(request: HttpRequest) -> JsonResponse:
     exc = sys.exc_info()[1]
     if is_database_outage(exc):
         log_outage(request, exc)
-        return service_unavailable_response()
+        return service_unavailable_response(exc)
     return error_response(500, "internal_error", "an unexpected error occurred")

@@ -12,6 +12,12 @@ wsgi_app = "compliance_site.wsgi:application"
 bind = os.environ.get("COMPLIANCE_BIND", "127.0.0.1:8001")
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count() * 2))
 worker_class = "sync"
+# A sync worker serves one request at a time on one thread, so it needs one PostgreSQL
+# connection; the second covers a connection being replaced after an error. nginx holds the
+# queue in front of the workers short (max_conns in deploy/nginx/compliance.conf). The budget
+# of both services together: docs/operators-capacity.md. The workers inherit these defaults.
+os.environ.setdefault("DB_POOL_MAX_SIZE", "2")
+os.environ.setdefault("DB_POOL_MIN_SIZE", "1")
 # Requests are short; a stuck worker is recycled rather than left holding a slot.
 timeout = 30
 graceful_timeout = 20

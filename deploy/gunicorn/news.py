@@ -15,6 +15,12 @@ bind = os.environ.get("NEWS_BIND", "127.0.0.1:8000")
 # One worker per core: each holds the embedding model and the vector matrix (about 600 MB) and
 # runs torch on one thread; the event loop serves concurrent requests within a worker.
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count()))
+# Each worker serves at most NEWS_MAX_CONCURRENT_REQUESTS (32) requests at once and answers 503
+# beyond that; their views share a pool of DB_POOL_MAX_SIZE PostgreSQL connections, waiting
+# DB_POOL_TIMEOUT seconds at most for one. The budget of both services together:
+# docs/operators-capacity.md. The workers inherit these defaults from this process.
+os.environ.setdefault("DB_POOL_MAX_SIZE", "8")
+os.environ.setdefault("DB_POOL_MIN_SIZE", "2")
 timeout = 30
 graceful_timeout = 20
 keepalive = 5

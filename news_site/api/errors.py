@@ -15,7 +15,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 
 from news_site.accounts.errors import BEARER_CHALLENGE
-from shared.outages import MESSAGE, RETRY_AFTER_SECONDS, is_database_outage, log_outage
+from shared.outages import MESSAGE, is_database_outage, log_outage, retry_after_seconds
 
 logger = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     elif is_database_outage(exc):
         log_outage(context["request"], exc)
         response = Response(error_body("service_unavailable", MESSAGE), status=503)
-        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        response["Retry-After"] = str(retry_after_seconds(exc))
         return response
     else:
         # Still the envelope for a bug, so clients parse every error the same way.

@@ -27,7 +27,7 @@ from news_site.news.models import Entry, GuidePageType, Story
 from news_site.podcasts import selectors as podcast_selectors
 from news_site.search.selectors import entries_search
 from news_site.stories import selectors as story_selectors
-from shared.outages import DATABASE_ERRORS, RETRY_AFTER_SECONDS
+from shared.outages import DATABASE_ERRORS, is_pool_exhausted, restart_pool, retry_after_seconds
 from shared.outages import MESSAGE as OUTAGE_MESSAGE
 
 logger = logging.getLogger(__name__)
@@ -70,7 +70,9 @@ async def _read(fn: Callable[[], T]) -> T:
     except DATABASE_ERRORS as exc:
         # Not the caller's fault and not a bug: say so, as the HTTP surfaces' 503 does.
         logger.warning("database unavailable for an MCP tool call: %s", exc)
-        raise ToolError(f"{OUTAGE_MESSAGE} (retry in {RETRY_AFTER_SECONDS} s)") from exc
+        if not is_pool_exhausted(exc):
+            restart_pool()
+        raise ToolError(f"{OUTAGE_MESSAGE} (retry in {retry_after_seconds(exc)} s)") from exc
 
 
 def _base_url(ctx: Context) -> str:

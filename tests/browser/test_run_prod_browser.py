@@ -1,12 +1,13 @@
 """The editor's first session on the deployed stack (`make run-prod`: nginx with TLS in front of
 gunicorn, PostgreSQL, Redis, the task worker), in Chromium. The stack is started as
-tests/shared/test_run_prod.py starts it; it needs PostgreSQL, so it runs in the PostgreSQL pass.
+tests/run_prod.py starts it; it needs PostgreSQL, so it runs in the PostgreSQL pass.
 The schedule of a deployment is a systemd timer, so the test queues the ingest run itself, as
 the timer would."""
 
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -14,11 +15,8 @@ import pytest
 
 from tests.browser.editor_flow import editor_session
 from tests.conftest import REPO_ROOT
-from tests.shared import test_run_prod
-from tests.shared.test_run_prod import Stack, _wait_ready
+from tests.run_prod import Stack, run_prod_stack, wait_ready
 
-# The stack fixture of the run-prod tests, under this module's name for it.
-prod_stack = test_run_prod.stack
 PASSWORD = "browser-test-password-1"
 
 
@@ -51,22 +49,18 @@ def _news_command(stack: Stack, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture
-def private_feeds(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The editor's feed is served from loopback by the test; the stack inherits this.
-    monkeypatch.setenv("FETCH_ALLOW_PRIVATE_NETWORKS", "true")
+def prod_stack(tmp_path: Path) -> Iterator[Stack]:
+    # The editor's feed is served from loopback by the test.
+    with run_prod_stack(tmp_path, {"FETCH_ALLOW_PRIVATE_NETWORKS": "true"}) as stack:
+        yield stack
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="admin login behind nginx on a port other than 443 needs CSRF trusted origins "
-    "derived from the forwarded host and port (the run-prod port fix)",
-)
 def test_an_editor_adds_a_feed_on_the_deployed_stack(
-    private_feeds, prod_stack: Stack, browser, local_server
+    prod_stack: Stack, browser, local_server
 ) -> None:
     stack = prod_stack
     with httpx.Client(verify=False, timeout=10) as client:  # noqa: S501 - self-signed
-        _wait_ready(stack, client)
+        wait_ready(stack, client)
     made = _news_command(
         stack,
         "shell",

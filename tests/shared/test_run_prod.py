@@ -1,171 +1,39 @@
 """`make run-prod` (scripts/run_prod.sh) serves both services through nginx over TLS from the
-shipped configs, and Ctrl-C stops every process it started.
-
-The script runs with its own ports, databases (created by the script, dropped afterwards),
-Redis database and folder for nginx's files. It needs PostgreSQL, so it runs in the PostgreSQL
-pass of `make test`; a missing nginx, openssl or PostgreSQL fails the run under CI.
+shipped configs, on any port (absolute links and the admin's CSRF check use the port the
+client asked on), and Ctrl-C stops every process it started.
 """
 
 import json
 import os
 import re
-import shutil
 import signal
 import ssl
 import subprocess
-import time
-import uuid
+import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-import psycopg
 import pytest
-from psycopg import sql
 
-from tests.conftest import REPO_ROOT, free_port, redis_url_or_skip
+from tests.conftest import REPO_ROOT
+from tests.run_prod import (
+    STOP_SECONDS,
+    Stack,
+    alive,
+    command,
+    descendants,
+    run_prod_stack,
+    wait_ready,
+)
 
-STARTUP_SECONDS = 70
-STOP_SECONDS = 30
-
-
-def _missing(what: str) -> None:
-    if os.environ.get("CI"):
-        pytest.fail(f"{what} (.ci/run provides it)")
-    pytest.skip(what)
-
-
-def _postgres_server() -> str:
-    url = os.environ.get("COMPLIANCE_DATABASE_URL", "")
-    if not url.startswith("postgres"):
-        pytest.skip("run-prod needs PostgreSQL: it runs in the PostgreSQL pass")
-    server = url.rsplit("/", 1)[0]
-    try:
-        psycopg.connect(f"{server}/postgres", connect_timeout=3).close()
-    except psycopg.Error:
-        _missing(f"PostgreSQL is not reachable at {server}")
-    return server
-
-
-def _descendants(root: int) -> set[int]:
-    """Every live process under `root` (from /proc: the script's children and theirs)."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # gone meanwhile
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, todo = set(), [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
-def _command(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-@dataclass
-class Stack:
-    process: subprocess.Popen
-    log: Path
-    run_dir: Path
-    ports: dict[str, int]
-
-    def url(self, site: str, path: str) -> str:
-        return f"https://127.0.0.1:{self.ports[site]}{path}"
-
-    def output(self) -> str:
-        return self.log.read_text(errors="replace")
+ADMIN_PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture
 def stack(tmp_path: Path) -> Iterator[Stack]:
-    for program in ("nginx", "openssl"):
-        if not (shutil.which(program) or Path(f"/usr/sbin/{program}").exists()):
-            _missing(f"{program} is not installed")
-    server = _postgres_server()
-    redis_url = redis_url_or_skip()
-    suffix = uuid.uuid4().hex[:8]
-    databases = [f"runprod_news_{suffix}", f"runprod_compliance_{suffix}"]
-    sites = ("news", "compliance", "news_http", "compliance_http", "news_app", "compliance_app")
-    ports = {name: free_port() for name in sites}
-    # Under the checkout, not the test's private temp folder: nginx's workers run as an
-    # unprivileged user when the tests run as root, and write the cache here.
-    run_dir = REPO_ROOT / "var" / f"run-prod-test-{suffix}"
-    log = tmp_path / "run_prod.log"
-    env = {
-        **os.environ,
-        "PG_URL": server,
-        "RUN_PROD_NEWS_DB": databases[0],
-        "RUN_PROD_COMPLIANCE_DB": databases[1],
-        "RUN_PROD_REDIS_URL": redis_url,
-        "RUN_PROD_NEWS_HTTPS_PORT": str(ports["news"]),
-        "RUN_PROD_COMPLIANCE_HTTPS_PORT": str(ports["compliance"]),
-        "RUN_PROD_NEWS_HTTP_PORT": str(ports["news_http"]),
-        "RUN_PROD_COMPLIANCE_HTTP_PORT": str(ports["compliance_http"]),
-        "RUN_PROD_NEWS_APP_PORT": str(ports["news_app"]),
-        "RUN_PROD_COMPLIANCE_APP_PORT": str(ports["compliance_app"]),
-        "RUN_PROD_DIR": str(run_dir),
-        # One worker each and no embedding model keep the start-up short; the rest is as
-        # shipped.
-        "WEB_CONCURRENCY": "1",
-        "NEWS_EMBEDDING_MODEL": "off",
-    }
-    with log.open("wb") as sink:
-        # A session of its own, so that Ctrl-C can be sent to its process group as a terminal
-        # would.
-        process = subprocess.Popen(
-            ["bash", "scripts/run_prod.sh"],
-            cwd=REPO_ROOT,
-            env=env,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    try:
-        yield Stack(process, log, run_dir, ports)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        shutil.rmtree(run_dir, ignore_errors=True)
-        with psycopg.connect(f"{server}/postgres", autocommit=True) as connection:
-            for name in databases:
-                connection.execute(
-                    sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-                )
-
-
-def _wait_ready(stack: Stack, client: httpx.Client) -> None:
-    deadline = time.monotonic() + STARTUP_SECONDS
-    pending = {"news", "compliance"}
-    while pending and time.monotonic() < deadline:
-        if stack.process.poll() is not None:
-            pytest.fail(f"run_prod.sh exited with {stack.process.returncode}:\n{stack.output()}")
-        for site in list(pending):
-            try:
-                if client.get(stack.url(site, "/healthz")).status_code == 200:
-                    pending.discard(site)
-            except httpx.TransportError:
-                pass
-        time.sleep(0.5)
-    assert not pending, f"{pending} not ready in {STARTUP_SECONDS} s:\n{stack.output()[-3000:]}"
+    with run_prod_stack(tmp_path) as running:
+        yield running
 
 
 def test_run_prod_serves_both_services_through_nginx_and_stops_cleanly(stack: Stack):
@@ -174,9 +42,9 @@ def test_run_prod_serves_both_services_through_nginx_and_stops_cleanly(stack: St
     # nginx forwarded, not the peer they see (nginx, on 127.0.0.1).
     transport = httpx.HTTPTransport(local_address="127.0.0.2", verify=False)
     with httpx.Client(transport=transport, timeout=10) as boot:
-        _wait_ready(stack, boot)
-    processes = _descendants(stack.process.pid)
-    commands = " ".join(_command(pid) for pid in processes)
+        wait_ready(stack, boot)
+    processes = descendants(stack.process.pid)
+    commands = " ".join(command(pid) for pid in processes)
     for program in ("nginx: master", "nginx: worker", "gunicorn/news.py", "gunicorn/compliance.py"):
         assert program in commands
     assert "news_site db_worker" in commands
@@ -263,4 +131,74 @@ def test_run_prod_serves_both_services_through_nginx_and_stops_cleanly(stack: St
     os.killpg(stack.process.pid, signal.SIGINT)
     stack.process.wait(timeout=STOP_SECONDS)
     assert "run-prod: stopping" in stack.output()
-    assert not [_command(pid) for pid in processes if _alive(pid)]
+    assert not [command(pid) for pid in processes if alive(pid)]
+
+
+def _create_superuser(stack: Stack, project: str, db_env: str, database: str) -> None:
+    subprocess.run(
+        [
+            *(sys.executable, "-m", project, "createsuperuser", "--noinput"),
+            *("--username", "editor", "--email", "editor@example.se"),
+        ],
+        cwd=REPO_ROOT,
+        env={
+            # Each entry point names its own settings module.
+            **{k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"},
+            db_env: f"{stack.server}/{database}",
+            "DJANGO_SUPERUSER_PASSWORD": ADMIN_PASSWORD,
+        },
+        check=True,
+        capture_output=True,
+    )
+
+
+def _admin_login(client: httpx.Client, origin: str) -> httpx.Response:
+    """As a browser does it: the form sets the CSRF cookie, the POST carries its token, the
+    Origin of the page and its Referer."""
+    form = client.get(f"{origin}/admin/login/")
+    assert form.status_code == 200, form.text
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form.text)[1]
+    return client.post(
+        f"{origin}/admin/login/?next=/admin/",
+        data={
+            "csrfmiddlewaretoken": token,
+            "username": "editor",
+            "password": ADMIN_PASSWORD,
+            "next": "/admin/",
+        },
+        headers={"Origin": origin, "Referer": f"{origin}/admin/login/"},
+    )
+
+
+def test_links_and_admin_login_carry_the_port_the_client_asked_on(stack: Stack):
+    with httpx.Client(transport=httpx.HTTPTransport(verify=False), timeout=10) as boot:
+        wait_ready(stack, boot)
+    _create_superuser(stack, "news_site", "NEWS_DATABASE_URL", stack.databases[0])
+    _create_superuser(stack, "compliance_site", "COMPLIANCE_DATABASE_URL", stack.databases[1])
+    trust = ssl.create_default_context(cafile=str(stack.run_dir / "localhost.pem"))
+    news = f"https://localhost:{stack.ports['news']}"
+    with httpx.Client(verify=trust, timeout=10) as client:
+        llms = client.get(f"{news}/llms.txt")
+        assert llms.status_code == 200
+        assert f"({news}/index.md)" in llms.text
+        assert "https://localhost/" not in llms.text
+
+        rss = client.get(f"{news}/entries.rss")
+        assert f"<link>{news}/</link>" in rss.text
+        assert f'href="{news}/entries.rss"' in rss.text
+        entry_id = client.get(f"{news}/api/v1/entries?per_page=1").json()["data"][0]["id"]
+        markdown = client.get(f"{news}/entries/{entry_id}.md")
+        assert markdown.status_code == 200
+        assert f"{news}/entries/{entry_id}" in markdown.text
+        stories = client.get(f"{news}/api/v1/stories").json()["data"]
+        assert stories, "the demo data has stories"
+        assert all(story["url"].startswith(f"{news}/") for story in stories)
+
+        for site in ("news", "compliance"):
+            origin = f"https://localhost:{stack.ports[site]}"
+            login = _admin_login(client, origin)
+            assert login.status_code == 302, (site, login.status_code, login.text[:500])
+            assert login.headers["location"] == "/admin/"
+            index = client.get(f"{origin}/admin/")
+            assert index.status_code == 200
+            assert "editor" in index.text

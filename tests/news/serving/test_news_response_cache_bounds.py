@@ -1,0 +1,110 @@
+"""The per-process response cache is correct and bounded: its key holds scheme, host (with port)
+and the representation negotiated from every line of a varied header; its memory stays under
+its byte cap however many distinct pages are asked for, dropping the least recently used."""
+
+import httpx
+import pytest
+from starlette.types import Receive, Scope, Send
+
+from news_site.responsecache import PublicResponseCache
+from tests.conftest import news_served
+
+BODY_BYTES = 10_000
+
+
+class Pages:
+    """Each path is a public page of BODY_BYTES; counts what reached it."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        self.calls += 1
+        headers = [(b"cache-control", b"public, max-age=60"), (b"content-type", b"text/plain")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b"x" * BODY_BYTES})
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_memory_stays_under_the_byte_cap_and_the_least_recently_used_go_first():
+    pages = Pages()
+    cache = PublicResponseCache(pages, seconds=60, max_bytes=100_000)
+    transport = httpx.ASGITransport(app=cache)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+        await http.get("/kept")
+        for n in range(2000):
+            await http.get(f"/entries.json?page={n}")
+            if n % 3 == 0:
+                # Used all along: never the least recently used.
+                assert "age" in (await http.get("/kept")).headers
+            assert cache.size_bytes <= cache.max_bytes
+        assert len(cache.entries) <= 100_000 // BODY_BYTES
+        assert len(cache.vary) <= 2001
+        calls = pages.calls
+        assert "age" in (await http.get("/kept")).headers
+        # The first pages were dropped long ago: asking again reaches the application.
+        assert "age" not in (await http.get("/entries.json?page=0")).headers
+        assert pages.calls == calls + 1
+
+
+@pytest.mark.anyio
+async def test_a_body_larger_than_the_cap_is_passed_on_and_not_kept():
+    cache = PublicResponseCache(Pages(), seconds=60, max_bytes=BODY_BYTES // 2)
+    transport = httpx.ASGITransport(app=cache)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+        for _ in range(2):
+            response = await http.get("/big")
+            assert len(response.content) == BODY_BYTES
+            assert "age" not in response.headers
+    assert cache.size_bytes == 0
+
+
+@pytest.fixture
+def served(db, make_feed, make_entry):
+    feed = make_feed()
+    entry = make_entry(feed, title="Första nyheten")
+    with news_served({"NEWS_RESPONSE_CACHE_SECONDS": "30"}, ready="/entries.json") as server:
+        yield server, entry
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_page_asked_for_on_another_host_or_port_is_not_served_to_this_one(served):
+    server, _entry = served
+    port = server.url.rsplit(":", 1)[1]
+    poisoned = httpx.get(f"{server.url}/llms.txt", headers={"Host": "localhost:6666"})
+    assert poisoned.status_code == 200
+    assert "http://localhost:6666/" in poisoned.text
+
+    for _ in range(2):
+        own = httpx.get(f"{server.url}/llms.txt")
+        assert "6666" not in own.text
+        assert f"http://127.0.0.1:{port}/" in own.text
+    # ...and the second of those was a copy: the key is per host, not uncached.
+    assert "age" in own.headers
+
+
+@pytest.mark.django_db(transaction=True)
+def test_accept_sent_as_two_lines_is_its_own_key(served):
+    server, entry = served
+    url = f"{server.url}/entries/{entry.pk}"
+    two_lines = [("Accept", "text/html"), ("Accept", "text/markdown")]
+    for _ in range(2):
+        both = httpx.get(url, headers=two_lines)
+        assert both.status_code == 200
+    assert "age" in both.headers
+
+    markdown = httpx.get(url, headers={"Accept": "text/markdown"})
+    html = httpx.get(url, headers={"Accept": "text/html"})
+    assert markdown.headers["content-type"].startswith("text/markdown")
+    assert html.headers["content-type"].startswith("text/html")
+    # The two lines negotiate as one header `text/html,text/markdown` (as Django joins them):
+    # asked that way in one line, the same copy answers.
+    joined = httpx.get(url, headers={"Accept": "text/html, text/markdown"})
+    assert "age" in joined.headers
+    assert joined.headers["content-type"] == both.headers["content-type"]
+    assert joined.content == both.content
