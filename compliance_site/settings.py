@@ -3,12 +3,19 @@
 from pathlib import Path
 
 from shared.env import env_int, env_str
-from shared.settings_base import DJANGO_APPS, OBSERVABILITY_MIDDLEWARE, VAR_DIR, base_settings
+from shared.settings_base import (
+    DJANGO_APPS,
+    OBSERVABILITY_MIDDLEWARE,
+    SHARED_APPS,
+    VAR_DIR,
+    base_settings,
+)
 
 globals().update(base_settings(project="compliance", db_env="COMPLIANCE_DATABASE_URL"))
 
 INSTALLED_APPS = [
     *DJANGO_APPS,
+    *SHARED_APPS,
     "rest_framework",
     "drf_spectacular",
     "django_ratelimit",

@@ -5,6 +5,7 @@ from shared.settings_base import (
     API_CSP_DIRECTIVES,
     DJANGO_APPS,
     OBSERVABILITY_MIDDLEWARE,
+    SHARED_APPS,
     base_settings,
 )
 
@@ -12,6 +13,7 @@ globals().update(base_settings(project="news", db_env="NEWS_DATABASE_URL"))
 
 INSTALLED_APPS = [
     *DJANGO_APPS,
+    *SHARED_APPS,
     "django.contrib.syndication",
     "django_tasks",
     "django_tasks_db",
@@ -129,6 +131,10 @@ NEWS_APPLE_AUDIENCE = env_list("NEWS_APPLE_AUDIENCE")
 NEWS_APPLE_JWKS_URL = env_str("NEWS_APPLE_JWKS_URL", "https://appleid.apple.com/auth/keys")
 NEWS_GOOGLE_AUDIENCE = env_list("NEWS_GOOGLE_AUDIENCE")
 NEWS_GOOGLE_JWKS_URL = env_str("NEWS_GOOGLE_JWKS_URL", "https://www.googleapis.com/oauth2/v3/certs")
+# Each process keeps a provider's key set this long; a token with an unknown key id refetches
+# it at most once per cooldown (news_site/accounts/oidc.py).
+NEWS_JWKS_CACHE_SECONDS = env_int("NEWS_JWKS_CACHE_SECONDS", 3600)
+NEWS_JWKS_REFETCH_COOLDOWN_SECONDS = env_int("NEWS_JWKS_REFETCH_COOLDOWN_SECONDS", 60)
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.smtp.EmailBackend")
 EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
 EMAIL_PORT = env_int("EMAIL_PORT", 25)
@@ -136,6 +142,8 @@ EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
 EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
 EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "noreply@news.example")
+# A mail relay that does not answer fails a login-code request in seconds (503), not minutes.
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 # Search: 30 calls per 10 minutes per client IP (the spec's limit); the benchmark lifts it.
 NEWS_SEARCH_RATE_LIMIT = env_int("NEWS_SEARCH_RATE_LIMIT", 30)
 NEWS_SEARCH_RATE_WINDOW_SECONDS = env_int("NEWS_SEARCH_RATE_WINDOW_SECONDS", 600)

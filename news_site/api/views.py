@@ -29,7 +29,7 @@ from news_site.news.http import public
 from news_site.news.selectors import MAX_ID, entry_get, entry_list, entry_popular
 from news_site.search.selectors import entries_search
 from shared.http import client_ip
-from shared.ratelimit import Usage, apply_headers, usage_count
+from shared.ratelimit import Usage, apply_headers, usage_count, usage_refund
 
 
 class HasAccount(BasePermission):
@@ -127,9 +127,11 @@ class ApiView(APIView):
         window_seconds: int,
         policy: str,
         refusal: str,
+        fail_closed: bool = False,
     ) -> None:
         """Count this call in `bucket`; over the limit, a 429 `rate_limited` saying `refusal`.
-        The count goes out in the rate-limit headers of whatever the view answers."""
+        The count goes out in the rate-limit headers of whatever the view answers.
+        `fail_closed`: counted in the database while Redis is down (shared/ratelimit.py)."""
         self.usage = usage_count(
             request,
             group=group,
@@ -137,6 +139,7 @@ class ApiView(APIView):
             limit=limit,
             window_seconds=window_seconds,
             policy=policy,
+            fail_closed=fail_closed,
         )
         if self.usage is not None and self.usage.exceeded:
             raise ApiError(refusal, type="rate_limited", status=429)
@@ -509,6 +512,10 @@ class EpisodeDetailView(ApiView):
 # Authentication --------------------------------------------------------------------------
 
 
+# A mail relay that refused a code is usually back within the minute.
+MAIL_RETRY_AFTER_SECONDS = 30
+
+
 class LoginView(ApiView):
     @extend_schema(
         request=PolymorphicProxySerializer(
@@ -538,6 +545,7 @@ class LoginView(ApiView):
             window_seconds=settings.NEWS_LOGIN_RATE_WINDOW_SECONDS,
             policy="login",
             refusal="too many logins from this address: try again later",
+            fail_closed=True,
         )
         body = shapes.LoginRequest(data=request.data)
         if not body.is_valid():
@@ -552,7 +560,9 @@ class LoginView(ApiView):
                 claims = id_token_verify(
                     provider_name=login["provider"], id_token=login["id_token"]
                 )
-                email = claims.get("email", "") if claims.get("email_verified") else ""
+                # Apple sends the string "true"; "false" (a non-empty string) is not verified.
+                verified = claims.get("email_verified") in (True, "true")
+                email = str(claims.get("email", "")) if verified else ""
                 account = accounts.account_for_identity(
                     provider=login["provider"], subject=str(claims["sub"]), email=email
                 )
@@ -579,8 +589,19 @@ class LoginView(ApiView):
             window_seconds=3600,
             policy="login-code",
             refusal="too many codes for this address: try again later",
+            fail_closed=True,
         )
-        accounts.login_code_send(email=email)
+        try:
+            accounts.login_code_send(email=email)
+        except accounts.MailUnavailable as exc:
+            # The code was not sent, so it does not count against the address's codes.
+            self.usage = usage_refund(self.usage) if self.usage is not None else None
+            raise ApiError(
+                "the login code could not be sent: try again shortly",
+                type="service_unavailable",
+                status=503,
+                headers={"Retry-After": str(MAIL_RETRY_AFTER_SECONDS)},
+            ) from exc
         data = {"status": "code_sent", "expires_in": settings.NEWS_LOGIN_CODE_SECONDS}
         return Response({"data": data, "meta": _meta()}, status=202)
 
