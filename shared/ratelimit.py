@@ -59,7 +59,7 @@ class Usage:
 
 def identity_normalize(value: str) -> str:
     """The form of a username or email address that is counted (and, for emails, stored):
-    NFKC folds compatibility forms (fullwidth "admin" is "admin", as Django's login form
+    NFKC folds compatibility forms (fullwidth letters U+FF41.. are ASCII, as Django's login form
     reads it) and casefold folds case beyond ASCII, so that no spelling of one identity gets a
     counter of its own."""
     return unicodedata.normalize("NFKC", value).casefold().strip()
