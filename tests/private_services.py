@@ -222,10 +222,10 @@ def restart_under_load(
     return RestartUnderLoad(answers, began, ended)
 
 
-@pytest.fixture
-def redis_down(settings) -> str:
-    """The default cache on a private Redis that has been stopped: every cache call of the
-    code under test fails at once (connection refused), as in a Redis outage."""
+def cache_on_stopped_redis(settings) -> str:
+    """Point the default cache at a private Redis that has been stopped, so that every cache
+    call of the code under test fails at once (connection refused), as in a Redis outage.
+    `settings` is pytest-django's fixture, which restores the cache afterwards."""
     server = RedisServer()
     server.start()
     server.kill()

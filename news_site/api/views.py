@@ -532,7 +532,10 @@ class LoginView(ApiView):
             "the second (`email` + `code`) answers 200 with a token. Codes expire after 10 "
             "minutes, work once, and die after 5 wrong tries. `provider=apple|google`: "
             "`id_token` is the provider's OpenID Connect ID token. At most 30 calls per 10 "
-            "minutes per client address, then 429 with Retry-After."
+            "minutes per client address and 5 codes per hour per address (counted in the "
+            "database while the shared cache is down), then 429 with Retry-After. A code the "
+            "mail relay refuses is a 503 `service_unavailable` with Retry-After and does not "
+            "count. Addresses are compared NFKC-normalised and case-folded."
         ),
     )
     def post(self, request: Request) -> Response:

@@ -6,13 +6,14 @@ import re
 
 import pytest
 from django.core import mail
-from hypothesis import HealthCheck, given, settings as hypothesis_settings
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from news_site.accounts.models import Account, LoginCode
 from shared.limits.models import Counter
 from tests.conftest import free_port
-from tests.private_services import redis_down  # noqa: F401 - a fixture
+from tests.private_services import cache_on_stopped_redis
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -85,6 +86,11 @@ def test_any_address_is_answered_without_a_server_error(http, settings, email):
 
     assert sent.status_code in (202, 400), sent.text
     assert guessed.status_code in (400, 401), guessed.text
+
+
+@pytest.fixture
+def redis_down(settings) -> str:
+    return cache_on_stopped_redis(settings)
 
 
 @pytest.fixture
