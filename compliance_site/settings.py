@@ -38,6 +38,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
+# Bodies over DATA_UPLOAD_MAX_MEMORY_SIZE (Django's 2.5 MB) get 413 in this shape.
+PAYLOAD_TOO_LARGE_RESPONSE = "compliance_site.api.errors.payload_too_large"
 ROOT_URLCONF = "compliance_site.urls"
 WSGI_APPLICATION = "compliance_site.wsgi.application"
 

@@ -38,6 +38,8 @@ MIDDLEWARE = [
     "shared.outages.DatabaseOutageMiddleware",
 ]
 
+# Bodies over DATA_UPLOAD_MAX_MEMORY_SIZE (Django's 2.5 MB) get 413 in this shape.
+PAYLOAD_TOO_LARGE_RESPONSE = "news_site.api.errors.payload_too_large"
 ROOT_URLCONF = "news_site.urls"
 WSGI_APPLICATION = "news_site.wsgi.application"
 # `/entries/1.json/` is not an alias of `/entries/1.json`: unknown paths are plain 404s.

@@ -181,4 +181,6 @@ def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
 OBSERVABILITY_MIDDLEWARE = [
     "shared.observability.RequestObservabilityMiddleware",
     "shared.metrics.MetricsMiddleware",
+    # Then an oversized body is refused (413) before anything reads it (shared/http.py).
+    "shared.http.BodyTooLargeMiddleware",
 ]
