@@ -167,7 +167,11 @@ NEWS_STORY_LINK_DAYS = env_int("NEWS_STORY_LINK_DAYS", 30)
 # IP in the notation of django-ratelimit (`30/m`: 30 per minute; `100/10m` ...).
 INSTALLED_APPS += ["news_site.mcp"]
 ASGI_APPLICATION = "news_site.asgi.application"
+# Tool calls (`tools/call`) per client IP; every other MCP request (initialize, notifications,
+# tools/list, ping ...) counts against the generous MCP_PROTOCOL_RATE_LIMIT instead, as a client
+# sends several of those per tool call (docs/auth-and-limits.md).
 MCP_RATE_LIMIT = env_str("MCP_RATE_LIMIT", "30/m")
+MCP_PROTOCOL_RATE_LIMIT = env_str("MCP_PROTOCOL_RATE_LIMIT", "300/m")
 # Hardening (shared/security.py, README "Security"). CORS (django-cors-headers) for the apps'
 # web views and agents only: /api/v1, the legacy JSON and the agent surfaces (Markdown,
 # llms.txt, RSS); never admin, and never /mcp, whose dispatcher sits in front of Django and
