@@ -74,7 +74,7 @@ def _messages(body: bytes) -> list[dict[str, Any]]:
     tool server answers with its own parse error."""
     try:
         parsed = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python's stack
         return []
     items = parsed if isinstance(parsed, list) else [parsed]
     return [item for item in items if isinstance(item, dict)]

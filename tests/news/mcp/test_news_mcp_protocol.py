@@ -153,6 +153,15 @@ def test_the_rate_limit_counts_per_client_ip_behind_a_trusted_proxy(mcp_server, 
     assert [first.status_code, other.status_code, again.status_code] == [200, 200, 429]
 
 
+@pytest.mark.parametrize("body", [b"[" * 100_000, b'{"method": "tools/call"', b"\xff\x00", b"42"])
+def test_bodies_that_are_not_json_rpc_are_refused_by_the_protocol_not_a_crash(mcp_server, body):
+    headers = {**JSON_RPC_HEADERS, "Content-Type": "application/json"}
+    response = httpx.post(mcp_server.url, content=body, headers=headers, timeout=30)
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] in (-32700, -32600, -32602)
+
+
 def test_an_oversized_body_is_413(mcp_server, settings):
     body = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "pad": "' + b"x" * (3 << 20) + b'"}'
     response = httpx.post(mcp_server.url, content=body, headers=JSON_RPC_HEADERS, timeout=30)
