@@ -95,8 +95,8 @@ def login_code_send(*, email: str) -> None:
             recipient_list=[email],
         )
     except OSError as exc:  # smtplib's errors, refused connections and timeouts alike
-        # One line without the address or the code: the relay's state is what matters.
-        logger.warning("login code not sent, the mail relay failed: %r", exc)
+        # One line with the kind of failure only: some smtplib errors carry the recipients.
+        logger.warning("login code not sent, the mail relay failed: %s", type(exc).__name__)
         raise MailUnavailable(str(exc)) from exc
     LoginCode.objects.update_or_create(
         email=email,

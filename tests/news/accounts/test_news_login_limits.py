@@ -103,7 +103,7 @@ def unreachable_relay(settings):
     return settings
 
 
-def test_an_unreachable_mail_relay_is_a_503_that_uses_up_no_code(http, unreachable_relay):
+def test_an_unreachable_mail_relay_is_a_503_that_uses_up_no_code(http, unreachable_relay, caplog):
     unreachable_relay.NEWS_LOGIN_CODES_PER_HOUR = 2
     # A code sent while the relay worked.
     unreachable_relay.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
@@ -123,9 +123,12 @@ def test_an_unreachable_mail_relay_is_a_503_that_uses_up_no_code(http, unreachab
             "meta": {"api_version": "v1"},
         }
         assert int(response.headers["Retry-After"]) > 0
-    # Nothing was counted: the address still has one of its two codes left ...
+    # Nothing was counted: the address still has one of its two codes left.
     assert failed[-1].headers["X-RateLimit-Remaining"] == "1"
-    # ... and the code mailed before still works.
+    # The log says what failed, without the address.
+    failures = [r.getMessage() for r in caplog.records if "mail relay" in r.getMessage()]
+    assert failures == ["login code not sent, the mail relay failed: ConnectionRefusedError"] * 3
+    # The code mailed before still works.
     assert _verify(http, "anna@example.se", earlier).status_code == 200
     unreachable_relay.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     assert _send(http, "anna@example.se").status_code == 202
