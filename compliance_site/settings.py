@@ -18,6 +18,7 @@ INSTALLED_APPS = [
     *SHARED_APPS,
     "rest_framework",
     "drf_spectacular",
+    "django_ratelimit",
     "compliance_site.records",
     "compliance_site.monitoring",
     "compliance_site.access",

@@ -163,8 +163,8 @@ INSTALLED_APPS += ["news_site.stories"]
 NEWS_STORY_WINDOW_HOURS = env_int("NEWS_STORY_WINDOW_HOURS", 72)
 NEWS_STORY_QUIET_HOURS = env_int("NEWS_STORY_QUIET_HOURS", 48)
 NEWS_STORY_LINK_DAYS = env_int("NEWS_STORY_LINK_DAYS", 30)
-# MCP tool server (news_site.mcp) at /mcp, in front of Django in the ASGI app. Its limits are
-# calls per client IP written `30/m` (30 per minute), `100/10m` (100 per ten minutes) ...
+# MCP tool server (news_site.mcp) at /mcp, in front of Django in the ASGI app. Calls per client
+# IP in the notation of django-ratelimit (`30/m`: 30 per minute; `100/10m` ...).
 INSTALLED_APPS += ["news_site.mcp"]
 ASGI_APPLICATION = "news_site.asgi.application"
 # Tool calls (`tools/call`) per client IP; every other MCP request (initialize, notifications,

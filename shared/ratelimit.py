@@ -1,39 +1,41 @@
-"""Every rate limit of both services is counted here: fixed windows on the shared cache (Redis,
-atomic INCRBY), with the headers clients read (`X-RateLimit-*` and the IETF `RateLimit` /
-`RateLimit-Policy` fields). docs/auth-and-limits.md lists the limits.
-
-What happens while Redis cannot be reached depends on what the limit guards:
+"""Every rate limit of both services is counted here. django-ratelimit (`get_usage`) counts
+on the shared cache (Redis, atomic INCR) in fixed windows; this module adds the headers clients
+read (`X-RateLimit-*` and the IETF `RateLimit` / `RateLimit-Policy` fields) and what happens
+while Redis cannot be reached, which depends on what the limit guards:
 - reads (searches, MCP, the compliance API) fail open: the data is public and read-only, so a
   cache outage serves them unlimited (and counts that in a metric) rather than becoming a full
   outage;
 - authentication (login codes, code guesses, admin passwords; `fail_closed=True`) is counted in
-  the database instead (`shared.limits.models.Counter`), with the same keys and windows. If the
-  database is down as well, the error propagates and the request gets its surface's 503.
+  the database instead (`shared.limits.models.Counter`), in windows of the same length. An
+  outage of the cache must not open the door to guessing, and django-ratelimit has no second
+  store, so this fallback is ours. If the database is down as well, the error propagates and
+  the request gets its surface's 503.
 
-The counting is our own (a dozen lines on Django's cache API) rather than django-ratelimit's
-`get_usage`, because authentication needs what it lacks: the same key in a second store and
-a refund when the counted work did not happen (a login code that could not be mailed).
+Work that may fail after it was admitted (mailing a login code) is checked first without being
+counted (`usage_check`) and counted once it has happened (`usage_count`), so a failure uses up
+nothing. docs/auth-and-limits.md lists the limits.
 """
 
 import hashlib
 import logging
 import time
 import unicodedata
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from django.core.cache import caches
 from django.db import transaction
 from django.db.models import F
 from django.http import HttpRequest, HttpResponseBase
+from django_ratelimit.core import get_usage
 from redis.exceptions import RedisError
 
 from shared.metrics import RATE_LIMIT_DATABASE_COUNTED, RATE_LIMIT_REJECTIONS, RATE_LIMIT_UNCOUNTED
 
 logger = logging.getLogger(__name__)
 
-# Redis keeps a counter a little past its window, so a late INCR never recreates a stale one.
-_EXPIRY_SLACK_SECONDS = 5
+
+class _CacheUncounted(Exception):
+    """django-ratelimit could not read or write its counter (it answers `limit` 0 then)."""
 
 
 @dataclass(frozen=True)
@@ -41,16 +43,15 @@ class Usage:
     policy: str
     limit: int
     window_seconds: int
+    # Calls counted in the window so far.
     count: int
     reset_in: int
-    # Where the count lives, so that it can be refunded: the cache key, and whether the
-    # database fallback held it.
-    key: str = ""
-    in_database: bool = False
+    # Calls asked for but not counted yet (`usage_check`): they count towards `exceeded`.
+    pending: int = 0
 
     @property
     def exceeded(self) -> bool:
-        return self.count > self.limit
+        return self.count + self.pending > self.limit
 
     @property
     def remaining(self) -> int:
@@ -80,37 +81,74 @@ def usage_count(
 
     With the shared cache unreachable: None (fail open), or with `fail_closed` the count kept
     in the database. `bucket` is hashed into the key, so it may be any text (an address)."""
-    now = time.time()
-    window_start = int(now // window_seconds) * window_seconds
-    digest = hashlib.sha256(f"{group}\n{bucket}\n{window_start}".encode()).hexdigest()
-    key = f"rl:{group}:{digest}"
-    reset_in = max(1, int(window_start + window_seconds - now))
-    in_database = False
+    return _usage(request, group, bucket, limit, window_seconds, policy, fail_closed, cost, True)
+
+
+def usage_check(
+    request: HttpRequest,
+    *,
+    group: str,
+    bucket: str,
+    limit: int,
+    window_seconds: int,
+    policy: str,
+    fail_closed: bool = False,
+    cost: int = 1,
+) -> Usage | None:
+    """Say whether `cost` more calls would go over the limit, without counting them; count
+    them with `usage_count` once the work they pay for has happened.
+
+    Requests checked at the same moment may each pass before any of them is counted, so
+    concurrent work can exceed the limit by the number of requests in flight for one bucket;
+    for login codes (a handful per address and hour, each a mail) that is the price of not
+    charging a code the relay refused."""
+    return _usage(request, group, bucket, limit, window_seconds, policy, fail_closed, cost, False)
+
+
+def _usage(
+    request: HttpRequest,
+    group: str,
+    bucket: str,
+    limit: int,
+    window_seconds: int,
+    policy: str,
+    fail_closed: bool,
+    cost: int,
+    increment: bool,
+) -> Usage | None:
     try:
-        count = _cache_count(key, window_seconds, cost)
-    except RedisError as exc:
+        counted = _cache_count(request, group, bucket, limit, window_seconds, cost, increment)
+        if counted is None:  # django-ratelimit's RATELIMIT_ENABLE = False: no limits at all
+            return None
+        count, reset_in = counted
+    except (RedisError, _CacheUncounted) as exc:
         if not fail_closed:
             logger.warning("rate limit not counted, the shared cache is unreachable: %s", exc)
             RATE_LIMIT_UNCOUNTED.labels(policy=policy).inc()
             return None
         logger.warning(
-            "rate limit %s counted in the database, the shared cache is unreachable (%s %s): %s",
+            "rate limit %s kept in the database, the shared cache is unreachable (%s %s): %s",
             policy,
             request.method,
             request.path,
             exc,
         )
         RATE_LIMIT_DATABASE_COUNTED.labels(policy=policy).inc()
-        count = _database_count(digest, window_start + window_seconds, cost)
-        in_database = True
+        now = time.time()
+        window_start = int(now // window_seconds) * window_seconds
+        digest = hashlib.sha256(f"{group}\n{bucket}\n{window_start}".encode()).hexdigest()
+        reset_in = max(1, int(window_start + window_seconds - now))
+        if increment:
+            count = _database_count(digest, window_start + window_seconds, cost)
+        else:
+            count = _database_read(digest)
     usage = Usage(
         policy=policy,
         limit=limit,
         window_seconds=window_seconds,
         count=count,
         reset_in=reset_in,
-        key=key,
-        in_database=in_database,
+        pending=0 if increment else cost,
     )
     if usage.exceeded:
         # Every caller refuses an exceeded request with 429, so this counts the refusals.
@@ -118,32 +156,32 @@ def usage_count(
     return usage
 
 
-def usage_refund(usage: Usage, cost: int = 1) -> Usage:
-    """Take back `cost` calls counted by `usage_count` when the work they paid for did not
-    happen. Best effort: a refund that cannot be made leaves the call counted."""
-    try:
-        if usage.in_database:
-            _database_counters().filter(key=usage.key.rsplit(":", 1)[1]).update(
-                hits=F("hits") - cost
-            )
-        else:
-            caches["default"].decr(usage.key, cost)
-    except (RedisError, ValueError) as exc:  # ValueError: the counter has expired meanwhile
-        logger.warning("rate limit %s not refunded: %s", usage.policy, exc)
-        return usage
-    return replace(usage, count=max(0, usage.count - cost))
-
-
-def _cache_count(key: str, window_seconds: int, cost: int) -> int:
-    cache = caches["default"]
-    for _ in range(2):
-        cache.add(key, 0, window_seconds + _EXPIRY_SLACK_SECONDS)
-        try:
-            return cache.incr(key, cost)
-        except ValueError:
-            # The counter expired between ADD and INCR: start the new window's counter.
-            continue
-    raise RedisError(f"counter {key} expired twice while being counted")
+def _cache_count(
+    request: HttpRequest,
+    group: str,
+    bucket: str,
+    limit: int,
+    window_seconds: int,
+    cost: int,
+    increment: bool,
+) -> tuple[int, int] | None:
+    """The count of `bucket` after django-ratelimit counted `cost` calls (none unless
+    `increment`), and the seconds until its window resets."""
+    # get_usage counts one call at a time; a batch of several MCP tool calls is the only cost
+    # above one, and each of its increments is Redis' atomic INCR.
+    for _ in range(cost if increment else 1):
+        usage = get_usage(
+            request,
+            group=group,
+            key=lambda _group, _request: bucket,
+            rate=(limit, window_seconds),
+            increment=increment,
+        )
+        if usage is None:
+            return None
+        if usage["limit"] == 0:
+            raise _CacheUncounted(f"django-ratelimit could not count group {group}")
+    return usage["count"], max(1, int(usage["time_left"]))
 
 
 def _database_counters():
@@ -168,6 +206,16 @@ def _database_count(digest: str, window_end: float, cost: int) -> int:
             counter.refresh_from_db(fields=["hits"])
         counters.filter(expires_at__lt=now).delete()
     return counter.hits
+
+
+def _database_read(digest: str) -> int:
+    hits = (
+        _database_counters()
+        .filter(key=digest, expires_at__gt=datetime.now(UTC))
+        .values_list("hits", flat=True)
+        .first()
+    )
+    return hits or 0
 
 
 def apply_headers(response: HttpResponseBase, usage: Usage) -> None:

@@ -106,6 +106,7 @@ def cache(key_prefix: str) -> dict[str, Any]:
 
 def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
     debug = env_bool("DEBUG", False)
+    uses_redis = bool(env_str("REDIS_URL"))
     ssl_redirect = env_bool("SECURE_SSL_REDIRECT", not debug)
     return {
         "DEBUG": debug,
@@ -160,6 +161,12 @@ def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
         # Only these proxies may tell us the client address (X-Forwarded-For / X-Real-IP).
         "TRUSTED_PROXIES": env_list("TRUSTED_PROXIES"),
         "FETCH_ALLOW_PRIVATE_NETWORKS": env_bool("FETCH_ALLOW_PRIVATE_NETWORKS", False),
+        "RATELIMIT_USE_CACHE": "default",
+        # django-ratelimit does not list Django's own RedisCache, whose incr is Redis' atomic
+        # INCRBY. Without Redis there is one process (the quick start), so a local cache is
+        # shared by everything that counts.
+        "SILENCED_SYSTEM_CHECKS": ["django_ratelimit.W001"]
+        + ([] if uses_redis else ["django_ratelimit.E003"]),
         # JSON lines on stderr, each with the id of the request it belongs to (shared/logs.py).
         "LOGGING": logging_config(service=project, level=env_str("LOG_LEVEL", "INFO")),
         # Who may read /metrics (addresses or networks); nginx never passes the path on.

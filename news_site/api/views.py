@@ -29,7 +29,7 @@ from news_site.news.http import public
 from news_site.news.selectors import MAX_ID, entry_get, entry_list, entry_popular
 from news_site.search.selectors import entries_search
 from shared.http import client_ip
-from shared.ratelimit import Usage, apply_headers, usage_count, usage_refund
+from shared.ratelimit import Usage, apply_headers, usage_check, usage_count
 
 
 class HasAccount(BasePermission):
@@ -128,11 +128,13 @@ class ApiView(APIView):
         policy: str,
         refusal: str,
         fail_closed: bool = False,
+        count: bool = True,
     ) -> None:
         """Count this call in `bucket`; over the limit, a 429 `rate_limited` saying `refusal`.
         The count goes out in the rate-limit headers of whatever the view answers.
-        `fail_closed`: counted in the database while Redis is down (shared/ratelimit.py)."""
-        self.usage = usage_count(
+        `fail_closed`: counted in the database while Redis is down (shared/ratelimit.py).
+        `count=False` only checks: the view counts with `usage_count` once the work is done."""
+        self.usage = (usage_count if count else usage_check)(
             request,
             group=group,
             bucket=bucket,
@@ -584,27 +586,32 @@ class LoginView(ApiView):
         return Response({"data": data, "meta": _meta()})
 
     def _send_code(self, request: Request, email: str) -> Response:
+        budget = {
+            "group": "news-login-code",
+            "bucket": accounts.email_normalize(email),
+            "limit": settings.NEWS_LOGIN_CODES_PER_HOUR,
+            "window_seconds": 3600,
+            "policy": "login-code",
+            "fail_closed": True,
+        }
+        # Checked now and counted once the code is mailed: a code the relay refused does not
+        # count against the address's codes (shared/ratelimit.py, usage_check).
         self.limit(
             request,
-            group="news-login-code",
-            bucket=accounts.email_normalize(email),
-            limit=settings.NEWS_LOGIN_CODES_PER_HOUR,
-            window_seconds=3600,
-            policy="login-code",
             refusal="too many codes for this address: try again later",
-            fail_closed=True,
+            count=False,
+            **budget,
         )
         try:
             accounts.login_code_send(email=email)
         except accounts.MailUnavailable as exc:
-            # The code was not sent, so it does not count against the address's codes.
-            self.usage = usage_refund(self.usage) if self.usage is not None else None
             raise ApiError(
                 "the login code could not be sent: try again shortly",
                 type="service_unavailable",
                 status=503,
                 headers={"Retry-After": str(MAIL_RETRY_AFTER_SECONDS)},
             ) from exc
+        self.usage = usage_count(request, **budget)
         data = {"status": "code_sent", "expires_in": settings.NEWS_LOGIN_CODE_SECONDS}
         return Response({"data": data, "meta": _meta()}, status=202)
 

@@ -39,7 +39,7 @@ _PERIOD_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def parse_rate(value: str) -> tuple[int, int]:
-    """`30/m`, `100/10m` ... as (calls, window seconds)."""
+    """`30/m`, `100/10m` ... as (calls, window seconds), the notation of django-ratelimit."""
     match = _RATE.match(value)
     if match is None or int(match[1]) < 1:
         raise ImproperlyConfigured(f"MCP rate limits must look like 30/m, got {value!r}")
