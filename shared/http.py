@@ -2,9 +2,11 @@
 
 import ipaddress
 import re
+from collections.abc import Callable
 
 from django.conf import settings
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.utils.module_loading import import_string
 
 _BEARER = re.compile(r"^Bearer ([A-Za-z0-9\-._~+/]+=*)$")
 
@@ -54,3 +56,36 @@ def _is_ip(value: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+class BodyTooLargeMiddleware:
+    """A request whose Content-Length exceeds DATA_UPLOAD_MAX_MEMORY_SIZE is answered 413 before
+    anything reads its body, in the error shape of the surface it was sent to: the project's
+    PAYLOAD_TOO_LARGE_RESPONSE, a function of the request. (Otherwise Django raises
+    RequestDataTooBig only once a view reads the body, deep inside code that does not expect it.)
+    nginx refuses such bodies first in production; this holds for clients that reach the
+    application server directly."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if limit is not None and length > limit:
+            return import_string(settings.PAYLOAD_TOO_LARGE_RESPONSE)(request)
+        return self.get_response(request)
+
+
+def payload_too_large_message() -> str:
+    return f"the request body is larger than {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes"
+
+
+def plain_payload_too_large(request: HttpRequest) -> HttpResponse:
+    """413 for the surfaces without a JSON error envelope (admin, HTML, markdown)."""
+    return HttpResponse(
+        payload_too_large_message() + "\n", status=413, content_type="text/plain; charset=utf-8"
+    )

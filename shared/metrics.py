@@ -54,6 +54,11 @@ RATE_LIMIT_UNCOUNTED = Counter(
     "Requests served without a rate limit because the shared cache was unreachable.",
     ["policy"],
 )
+RATE_LIMIT_DATABASE_COUNTED = Counter(
+    "ratelimit_database_counted",
+    "Authentication attempts counted in the database because the shared cache was unreachable.",
+    ["policy"],
+)
 
 
 def request_observe(*, method: str, route: str, status: int, seconds: float) -> None:

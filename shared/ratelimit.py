@@ -1,17 +1,41 @@
-"""Fixed-window rate limits counted by django-ratelimit on the shared cache, with the headers
-clients read: `X-RateLimit-*` and the IETF `RateLimit` / `RateLimit-Policy` fields."""
+"""Every rate limit of both services is counted here. django-ratelimit (`get_usage`) counts
+on the shared cache (Redis, atomic INCR) in fixed windows; this module adds the headers clients
+read (`X-RateLimit-*` and the IETF `RateLimit` / `RateLimit-Policy` fields) and what happens
+while Redis cannot be reached, which depends on what the limit guards:
+- reads (searches, MCP, the compliance API) fail open: the data is public and read-only, so a
+  cache outage serves them unlimited (and counts that in a metric) rather than becoming a full
+  outage;
+- authentication (login codes, code guesses, admin passwords; `fail_closed=True`) is counted in
+  the database instead (`shared.limits.models.Counter`), in windows of the same length. An
+  outage of the cache must not open the door to guessing, and django-ratelimit has no second
+  store, so this fallback is ours. If the database is down as well, the error propagates and
+  the request gets its surface's 503.
 
+Work that may fail after it was admitted (mailing a login code) is checked first without being
+counted (`usage_check`) and counted once it has happened (`usage_count`), so a failure uses up
+nothing. docs/auth-and-limits.md lists the limits.
+"""
+
+import hashlib
 import logging
 import time
+import unicodedata
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
+from django.db import transaction
+from django.db.models import F
 from django.http import HttpRequest, HttpResponseBase
 from django_ratelimit.core import get_usage
 from redis.exceptions import RedisError
 
-from shared.metrics import RATE_LIMIT_REJECTIONS, RATE_LIMIT_UNCOUNTED
+from shared.metrics import RATE_LIMIT_DATABASE_COUNTED, RATE_LIMIT_REJECTIONS, RATE_LIMIT_UNCOUNTED
 
 logger = logging.getLogger(__name__)
+
+
+class _CacheUncounted(Exception):
+    """django-ratelimit could not read or write its counter (it answers `limit` 0 then)."""
 
 
 @dataclass(frozen=True)
@@ -19,50 +43,179 @@ class Usage:
     policy: str
     limit: int
     window_seconds: int
+    # Calls counted in the window so far.
     count: int
     reset_in: int
+    # Calls asked for but not counted yet (`usage_check`): they count towards `exceeded`.
+    pending: int = 0
 
     @property
     def exceeded(self) -> bool:
-        return self.count > self.limit
+        return self.count + self.pending > self.limit
 
     @property
     def remaining(self) -> int:
         return max(0, self.limit - self.count)
 
 
-def usage_count(
-    request: HttpRequest, *, group: str, bucket: str, limit: int, window_seconds: int, policy: str
-) -> Usage | None:
-    """Count this request in `bucket` and say where the bucket stands; None when the shared
-    cache cannot be reached.
+def identity_normalize(value: str) -> str:
+    """The form of a username or email address that is counted (and, for emails, stored):
+    NFKC folds compatibility forms (fullwidth letters U+FF41.. are ASCII, as Django's login form
+    reads it) and casefold folds case beyond ASCII, so that no spelling of one identity gets a
+    counter of its own."""
+    return unicodedata.normalize("NFKC", value).casefold().strip()
 
-    Limits fail open: the data is public and read-only, so a Redis outage serves requests
-    unlimited (and logs each one) rather than turning a cache outage into a full outage.
-    """
+
+def usage_count(
+    request: HttpRequest,
+    *,
+    group: str,
+    bucket: str,
+    limit: int,
+    window_seconds: int,
+    policy: str,
+    fail_closed: bool = False,
+    cost: int = 1,
+) -> Usage | None:
+    """Count `cost` calls of `request` in `bucket` and say where the bucket stands.
+
+    With the shared cache unreachable: None (fail open), or with `fail_closed` the count kept
+    in the database. `bucket` is hashed into the key, so it may be any text (an address)."""
+    return _usage(request, group, bucket, limit, window_seconds, policy, fail_closed, cost, True)
+
+
+def usage_check(
+    request: HttpRequest,
+    *,
+    group: str,
+    bucket: str,
+    limit: int,
+    window_seconds: int,
+    policy: str,
+    fail_closed: bool = False,
+    cost: int = 1,
+) -> Usage | None:
+    """Say whether `cost` more calls would go over the limit, without counting them; count
+    them with `usage_count` once the work they pay for has happened.
+
+    Requests checked at the same moment may each pass before any of them is counted, so
+    concurrent work can exceed the limit by the number of requests in flight for one bucket;
+    for login codes (a handful per address and hour, each a mail) that is the price of not
+    charging a code the relay refused."""
+    return _usage(request, group, bucket, limit, window_seconds, policy, fail_closed, cost, False)
+
+
+def _usage(
+    request: HttpRequest,
+    group: str,
+    bucket: str,
+    limit: int,
+    window_seconds: int,
+    policy: str,
+    fail_closed: bool,
+    cost: int,
+    increment: bool,
+) -> Usage | None:
     try:
+        counted = _cache_count(request, group, bucket, limit, window_seconds, cost, increment)
+        if counted is None:  # django-ratelimit's RATELIMIT_ENABLE = False: no limits at all
+            return None
+        count, reset_in = counted
+    except (RedisError, _CacheUncounted) as exc:
+        if not fail_closed:
+            logger.warning("rate limit not counted, the shared cache is unreachable: %s", exc)
+            RATE_LIMIT_UNCOUNTED.labels(policy=policy).inc()
+            return None
+        logger.warning(
+            "rate limit %s kept in the database, the shared cache is unreachable (%s %s): %s",
+            policy,
+            request.method,
+            request.path,
+            exc,
+        )
+        RATE_LIMIT_DATABASE_COUNTED.labels(policy=policy).inc()
+        now = time.time()
+        window_start = int(now // window_seconds) * window_seconds
+        digest = hashlib.sha256(f"{group}\n{bucket}\n{window_start}".encode()).hexdigest()
+        reset_in = max(1, int(window_start + window_seconds - now))
+        if increment:
+            count = _database_count(digest, window_start + window_seconds, cost)
+        else:
+            count = _database_read(digest)
+    usage = Usage(
+        policy=policy,
+        limit=limit,
+        window_seconds=window_seconds,
+        count=count,
+        reset_in=reset_in,
+        pending=0 if increment else cost,
+    )
+    if usage.exceeded:
+        # Every caller refuses an exceeded request with 429, so this counts the refusals.
+        RATE_LIMIT_REJECTIONS.labels(policy=policy).inc()
+    return usage
+
+
+def _cache_count(
+    request: HttpRequest,
+    group: str,
+    bucket: str,
+    limit: int,
+    window_seconds: int,
+    cost: int,
+    increment: bool,
+) -> tuple[int, int] | None:
+    """The count of `bucket` after django-ratelimit counted `cost` calls (none unless
+    `increment`), and the seconds until its window resets."""
+    # get_usage counts one call at a time; a batch of several MCP tool calls is the only cost
+    # above one, and each of its increments is Redis' atomic INCR.
+    for _ in range(cost if increment else 1):
         usage = get_usage(
             request,
             group=group,
             key=lambda _group, _request: bucket,
             rate=(limit, window_seconds),
-            increment=True,
+            increment=increment,
         )
-    except RedisError as exc:
-        logger.warning("rate limit not counted, the shared cache is unreachable: %s", exc)
-        RATE_LIMIT_UNCOUNTED.labels(policy=policy).inc()
-        return None
-    result = Usage(
-        policy=policy,
-        limit=limit,
-        window_seconds=window_seconds,
-        count=usage["count"],
-        reset_in=max(1, int(usage["time_left"])),
+        if usage is None:
+            return None
+        if usage["limit"] == 0:
+            raise _CacheUncounted(f"django-ratelimit could not count group {group}")
+    return usage["count"], max(1, int(usage["time_left"]))
+
+
+def _database_counters():
+    # Imported here: this module is imported while settings load (ASGI front), before apps are.
+    from shared.limits.models import Counter
+
+    return Counter.objects
+
+
+def _database_count(digest: str, window_end: float, cost: int) -> int:
+    counters = _database_counters()
+    now = datetime.now(UTC)
+    with transaction.atomic():
+        # The row lock (PostgreSQL) or the write transaction (SQLite) makes the increment and
+        # its read one step, so concurrent attempts each see their own count.
+        counter, created = counters.select_for_update().get_or_create(
+            key=digest,
+            defaults={"hits": cost, "expires_at": datetime.fromtimestamp(window_end, UTC)},
+        )
+        if not created:
+            counters.filter(key=digest).update(hits=F("hits") + cost)
+            counter.refresh_from_db(fields=["hits"])
+        counters.filter(expires_at__lt=now).delete()
+    return counter.hits
+
+
+def _database_read(digest: str) -> int:
+    hits = (
+        _database_counters()
+        .filter(key=digest, expires_at__gt=datetime.now(UTC))
+        .values_list("hits", flat=True)
+        .first()
     )
-    if result.exceeded:
-        # Every caller refuses an exceeded request with 429, so this counts the refusals.
-        RATE_LIMIT_REJECTIONS.labels(policy=policy).inc()
-    return result
+    return hits or 0
 
 
 def apply_headers(response: HttpResponseBase, usage: Usage) -> None:

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
 from shared.http import client_ip
-from shared.ratelimit import usage_count
+from shared.ratelimit import identity_normalize, usage_count
 
 ADMIN_PREFIX = "/admin/"
 
@@ -34,9 +34,10 @@ class SurfaceCSPMiddleware(CSPMiddleware):
 
 
 def login_attempts_limited(login_view: Callable[..., HttpResponseBase]) -> Callable:
-    """Wrap the admin's login view: at most ADMIN_LOGIN_RATE_LIMIT attempts (POSTs) per
-    ADMIN_LOGIN_RATE_WINDOW_SECONDS per client IP and per username, counted on the shared cache,
-    then 429 with Retry-After. Showing the form (GET) is never limited."""
+    """Wrap the admin's login view: at most ADMIN_LOGIN_RATE_LIMIT attempts (POSTs) per client
+    address and username, and ADMIN_LOGIN_IP_RATE_LIMIT per client address over all usernames,
+    per ADMIN_LOGIN_RATE_WINDOW_SECONDS; then 429 with Retry-After. Showing the form (GET) is
+    never limited. Counted on the shared cache, or in the database while it is unreachable."""
 
     @wraps(login_view)
     def login(request: HttpRequest, *args, **kwargs) -> HttpResponseBase:
@@ -56,22 +57,30 @@ def login_attempts_limited(login_view: Callable[..., HttpResponseBase]) -> Calla
 
 
 def _login_retry_after(request: HttpRequest) -> int:
-    """Count this attempt in both buckets; the seconds until the later one resets when either
-    is over its limit, else 0."""
-    buckets = [("admin-login-ip", client_ip(request))]
-    # Per username too, so that an attacker with many addresses cannot guess one password.
-    username = request.POST.get("username", "").strip().lower()
-    if username:
-        buckets.append(("admin-login-user", username))
+    """Count this attempt in its buckets; the seconds until the later one resets when either
+    is over its limit, else 0.
+
+    No bucket is per username alone: anyone could then lock an editor out by guessing from
+    elsewhere. Guessing one password from many addresses is bounded by the addresses an
+    attacker has times the per-pair limit; the password validators are the defence there."""
+    address = client_ip(request)
+    # The username as Django's login form reads it (NFKC), and case-folded, so that no spelling
+    # of one username gets a counter of its own.
+    username = identity_normalize(request.POST.get("username", ""))
+    buckets = [
+        ("admin-login-ip", address, settings.ADMIN_LOGIN_IP_RATE_LIMIT),
+        ("admin-login-user", f"{address}\n{username}", settings.ADMIN_LOGIN_RATE_LIMIT),
+    ]
     retry_after = 0
-    for group, bucket in buckets:
+    for group, bucket, limit in buckets:
         usage = usage_count(
             request,
             group=group,
             bucket=bucket,
-            limit=settings.ADMIN_LOGIN_RATE_LIMIT,
+            limit=limit,
             window_seconds=settings.ADMIN_LOGIN_RATE_WINDOW_SECONDS,
             policy="admin-login",
+            fail_closed=True,
         )
         if usage is not None and usage.exceeded:
             retry_after = max(retry_after, usage.reset_in)

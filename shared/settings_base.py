@@ -29,6 +29,8 @@ DJANGO_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
 ]
+# Apps of shared/ both services install: the database fallback of the authentication limits.
+SHARED_APPS = ["shared.limits"]
 
 # A JSON, Markdown or RSS response loads nothing and may not be framed.
 API_CSP_DIRECTIVES = {
@@ -191,8 +193,10 @@ def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
         # admin's own static files for the admin.
         "CONTENT_SECURITY_POLICY": {"DIRECTIVES": API_CSP_DIRECTIVES},
         "ADMIN_CONTENT_SECURITY_POLICY": {"DIRECTIVES": ADMIN_CSP_DIRECTIVES},
-        # Admin login attempts per client IP and per username (shared/security.py).
+        # Admin login attempts per client IP and username, and per client IP over all usernames
+        # (shared/security.py, docs/auth-and-limits.md).
         "ADMIN_LOGIN_RATE_LIMIT": env_int("ADMIN_LOGIN_RATE_LIMIT", 10),
+        "ADMIN_LOGIN_IP_RATE_LIMIT": env_int("ADMIN_LOGIN_IP_RATE_LIMIT", 50),
         "ADMIN_LOGIN_RATE_WINDOW_SECONDS": env_int("ADMIN_LOGIN_RATE_WINDOW_SECONDS", 15 * 60),
         # Only these proxies may tell us the client address (X-Forwarded-For / X-Real-IP).
         "TRUSTED_PROXIES": env_list("TRUSTED_PROXIES"),
@@ -222,4 +226,6 @@ AUDIENCE_MIDDLEWARE = "shared.audience.AudienceMiddleware"
 OBSERVABILITY_MIDDLEWARE = [
     "shared.observability.RequestObservabilityMiddleware",
     "shared.metrics.MetricsMiddleware",
+    # Then an oversized body is refused (413) before anything reads it (shared/http.py).
+    "shared.http.BodyTooLargeMiddleware",
 ]

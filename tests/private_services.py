@@ -220,3 +220,20 @@ def restart_under_load(
         for driver in drivers:
             driver.join(timeout=timeout + 5)
     return RestartUnderLoad(answers, began, ended)
+
+
+def cache_on_stopped_redis(settings) -> str:
+    """Point the default cache at a private Redis that has been stopped, so that every cache
+    call of the code under test fails at once (connection refused), as in a Redis outage.
+    `settings` is pytest-django's fixture, which restores the cache afterwards."""
+    server = RedisServer()
+    server.start()
+    server.kill()
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": server.url,
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+        }
+    }
+    return server.url

@@ -2,10 +2,11 @@
 
 from typing import Any
 
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
 
+from shared.http import payload_too_large_message, plain_payload_too_large
 from shared.outages import MESSAGE, retry_after_seconds
 
 
@@ -78,3 +79,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, exceptions.MethodNotAllowed):
         response["Allow"] = ", ".join(context["view"].allowed_methods)
     return response
+
+
+def payload_too_large(request: HttpRequest) -> HttpResponse:
+    """PAYLOAD_TOO_LARGE_RESPONSE (shared/http.py): the envelope under /api/."""
+    if request.path_info.startswith("/api/"):
+        return error_response(413, "payload_too_large", payload_too_large_message())
+    return plain_payload_too_large(request)

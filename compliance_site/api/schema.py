@@ -31,6 +31,7 @@ ERRORS: dict[int, str] = {
     "(`version_not_found`), no ESA program (`esa_program_not_found`).",
     406: "The `Accept` header excludes JSON (`not_acceptable`).",
     412: "An `If-Match` / `If-Unmodified-Since` precondition failed (`precondition_failed`).",
+    413: "The request body is larger than the service accepts (`payload_too_large`).",
     429: "Rate limit exceeded (`rate_limit_exceeded`); `retry_after` and `Retry-After` say when "
     "to come back.",
     500: "Unexpected error (`internal_error`).",
@@ -50,12 +51,14 @@ ERROR_CODES = (
     "not_acceptable",
     "precondition_failed",
     "unsupported_media_type",
+    "payload_too_large",
     "rate_limit_exceeded",
     "internal_error",
     "service_unavailable",
 )
-# Every operation can answer these (the key check and the limits run before any view).
-_SHARED_ERRORS = (401, 406, 429, 500, 503)
+# Every operation can answer these (the body size, the key check and the limits run before any
+# view).
+_SHARED_ERRORS = (401, 406, 413, 429, 500, 503)
 
 
 def errors(*statuses: int) -> dict[int, OpenApiResponse]:

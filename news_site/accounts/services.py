@@ -2,6 +2,7 @@
 
 import hashlib
 import hmac
+import logging
 import secrets
 from datetime import timedelta
 
@@ -20,6 +21,12 @@ from news_site.accounts.models import (
     Provider,
 )
 from news_site.news.models import Feed
+from shared.ratelimit import identity_normalize
+
+logger = logging.getLogger(__name__)
+
+# The longest address RFC 5321 lets a mail relay accept (and the length of the email columns).
+EMAIL_MAX_LENGTH = 254
 
 # Tokens carry a recognisable prefix so that secret scanners can spot leaked ones.
 TOKEN_PREFIX = "nws_"  # noqa: S105 - a public marker, not a secret
@@ -32,6 +39,10 @@ class LoginFailed(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+
+
+class MailUnavailable(Exception):
+    """The login code could not be handed to the mail relay; nothing was stored."""
 
 
 def token_hash(raw: str) -> str:
@@ -60,13 +71,33 @@ def _code_hash(email: str, code: str) -> str:
 
 
 def email_normalize(email: str) -> str:
-    return email.strip().lower()
+    """One spelling per address for codes, identities and limits (NFKC + casefold): a
+    fullwidth or differently cased address is the same mailbox and the same account."""
+    return identity_normalize(email)
 
 
 def login_code_send(*, email: str) -> None:
-    """Send a fresh six-digit code; it replaces any earlier one for the address."""
+    """Mail a fresh six-digit code; it replaces any earlier one for the address.
+
+    The code is stored only once the mail relay has taken the message, so a mail failure
+    (MailUnavailable) leaves the address's earlier code, and its guesses, as they were."""
     email = email_normalize(email)
     code = f"{secrets.randbelow(10**6):06d}"
+    minutes = settings.NEWS_LOGIN_CODE_SECONDS // 60
+    try:
+        send_mail(
+            subject=f"Din inloggningskod: {code}",
+            message=(
+                f"Din kod till {settings.NEWS_SITE_NAME} är {code}.\n"
+                f"Den gäller i {minutes} minuter och kan användas en gång."
+            ),
+            from_email=settings.DEFAULT_FROM_EMAIL,
+            recipient_list=[email],
+        )
+    except OSError as exc:  # smtplib's errors, refused connections and timeouts alike
+        # One line with the kind of failure only: some smtplib errors carry the recipients.
+        logger.warning("login code not sent, the mail relay failed: %s", type(exc).__name__)
+        raise MailUnavailable(str(exc)) from exc
     LoginCode.objects.update_or_create(
         email=email,
         defaults={
@@ -75,16 +106,6 @@ def login_code_send(*, email: str) -> None:
             "attempts": 0,
             "created_at": timezone.now(),
         },
-    )
-    minutes = settings.NEWS_LOGIN_CODE_SECONDS // 60
-    send_mail(
-        subject=f"Din inloggningskod: {code}",
-        message=(
-            f"Din kod till {settings.NEWS_SITE_NAME} är {code}.\n"
-            f"Den gäller i {minutes} minuter och kan användas en gång."
-        ),
-        from_email=settings.DEFAULT_FROM_EMAIL,
-        recipient_list=[email],
     )
 
 
@@ -114,7 +135,9 @@ def login_code_verify(*, email: str, code: str) -> Account:
 def account_for_identity(*, provider: str, subject: str, email: str = "") -> Account:
     """The account behind (provider, subject), created on first login. Accounts are never
     merged by email: Apple hides addresses behind relays, and an unverified address must not
-    open someone else's account."""
+    open someone else's account. An address too long to be deliverable is not kept."""
+    if len(email) > EMAIL_MAX_LENGTH:
+        email = ""
     identity = Identity.objects.select_related("account").filter(provider=provider, subject=subject)
     found = identity.first()
     if found is not None:

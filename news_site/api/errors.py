@@ -3,18 +3,20 @@
 `type` values (documented in the OpenAPI schema and the README): invalid_parameter,
 invalid_request, token_in_query, invalid_code, invalid_id_token, provider_not_configured,
 provider_unavailable, not_authenticated, invalid_token, not_found, method_not_allowed,
-unsupported_media_type, not_acceptable, rate_limited, internal_error, service_unavailable.
+unsupported_media_type, not_acceptable, payload_too_large, rate_limited, internal_error,
+service_unavailable.
 """
 
 import logging
 from typing import Any
 
-from django.http import Http404, HttpRequest, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
 from rest_framework.response import Response
 
 from news_site.accounts.errors import BEARER_CHALLENGE
+from shared.http import payload_too_large_message, plain_payload_too_large
 from shared.outages import MESSAGE, is_database_outage, log_outage, retry_after_seconds
 
 logger = logging.getLogger(__name__)
@@ -34,6 +36,7 @@ ERROR_TYPES = (
     "method_not_allowed",
     "unsupported_media_type",
     "not_acceptable",
+    "payload_too_large",
     "rate_limited",
     "internal_error",
     "service_unavailable",
@@ -137,3 +140,11 @@ def not_found_view(request: HttpRequest, path: str = "") -> JsonResponse:
     """Unknown paths under /api/v1, and ids no key can hold: the envelope, not the site's HTML
     404, for every method (no CSRF check: nothing here acts on a session)."""
     return JsonResponse(error_body("not_found", "no such endpoint"), status=404)
+
+
+def payload_too_large(request: HttpRequest) -> HttpResponse:
+    """PAYLOAD_TOO_LARGE_RESPONSE (shared/http.py): the envelope under /api/v1."""
+    if request.path_info.startswith("/api/v1/"):
+        body = error_body("payload_too_large", payload_too_large_message())
+        return JsonResponse(body, status=413)
+    return plain_payload_too_large(request)

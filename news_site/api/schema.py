@@ -25,10 +25,13 @@ _ERRORS = {
     "404": "Unknown resource or path (`not_found`).",
     "405": "Method not allowed (`method_not_allowed`).",
     "406": "Not acceptable (`not_acceptable`).",
+    "413": "Request body larger than the service accepts (`payload_too_large`).",
     "415": "Unsupported media type (`unsupported_media_type`).",
     "429": "Rate limit exceeded (`rate_limited`), with `Retry-After`.",
     "500": "Unexpected error (`internal_error`).",
-    "503": "The login provider's keys are unavailable (`provider_unavailable`).",
+    "503": "The login provider's keys are unavailable (`provider_unavailable`), or the mail "
+    "relay refused a login code or the database is unreachable (`service_unavailable`); "
+    "with `Retry-After`.",
 }
 _ERROR_SCHEMA = {
     "type": "object",

@@ -7,6 +7,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from news_site.accounts.services import EMAIL_MAX_LENGTH, email_normalize
 from news_site.news.models import Entry, Story
 
 LANGUAGES = ["sv", "en"]
@@ -46,7 +47,9 @@ class EpisodeParams(serializers.Serializer):
 
 class LoginRequest(serializers.Serializer):
     provider = serializers.ChoiceField(choices=["email", "apple", "google"])
-    email = serializers.EmailField(required=False, help_text="provider=email.")
+    email = serializers.EmailField(
+        required=False, max_length=EMAIL_MAX_LENGTH, help_text="provider=email."
+    )
     code = serializers.RegexField(
         r"^[0-9]{6}$",
         required=False,
@@ -55,6 +58,15 @@ class LoginRequest(serializers.Serializer):
     id_token = serializers.CharField(
         required=False, max_length=8192, help_text="provider=apple or google: the ID token."
     )
+
+    def validate_email(self, value: str) -> str:
+        # Normalising may lengthen an address (NFKC expands some characters); what is stored
+        # must still fit.
+        if len(email_normalize(value)) > EMAIL_MAX_LENGTH:
+            raise serializers.ValidationError(
+                f"Ensure this field has no more than {EMAIL_MAX_LENGTH} characters."
+            )
+        return value
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs["provider"] == "email" and "email" not in attrs:
@@ -68,7 +80,7 @@ class LoginRequest(serializers.Serializer):
 # schema would call `{"provider": "apple"}` valid, which LoginRequest rightly refuses.
 class EmailLoginRequest(serializers.Serializer):
     provider = serializers.ChoiceField(choices=["email"])
-    email = serializers.EmailField()
+    email = serializers.EmailField(max_length=EMAIL_MAX_LENGTH)
     code = serializers.RegexField(
         r"^[0-9]{6}$",
         required=False,

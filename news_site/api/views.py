@@ -31,7 +31,7 @@ from news_site.podcasts import selectors as podcast_selectors
 from news_site.search.selectors import entries_search
 from news_site.stories import selectors as story_selectors
 from shared.http import client_ip
-from shared.ratelimit import Usage, apply_headers, usage_count
+from shared.ratelimit import Usage, apply_headers, usage_check, usage_count
 
 
 class HasAccount(BasePermission):
@@ -122,16 +122,21 @@ class ApiView(APIView):
         window_seconds: int,
         policy: str,
         refusal: str,
+        fail_closed: bool = False,
+        count: bool = True,
     ) -> None:
         """Count this call in `bucket`; over the limit, a 429 `rate_limited` saying `refusal`.
-        The count goes out in the rate-limit headers of whatever the view answers."""
-        self.usage = usage_count(
+        The count goes out in the rate-limit headers of whatever the view answers.
+        `fail_closed`: counted in the database while Redis is down (shared/ratelimit.py).
+        `count=False` only checks: the view counts with `usage_count` once the work is done."""
+        self.usage = (usage_count if count else usage_check)(
             request,
             group=group,
             bucket=bucket,
             limit=limit,
             window_seconds=window_seconds,
             policy=policy,
+            fail_closed=fail_closed,
         )
         if self.usage is not None and self.usage.exceeded:
             raise ApiError(refusal, type="rate_limited", status=429)
@@ -505,6 +510,10 @@ class EpisodeDetailView(ApiView):
 # Authentication --------------------------------------------------------------------------
 
 
+# A mail relay that refused a code is usually back within the minute.
+MAIL_RETRY_AFTER_SECONDS = 30
+
+
 class LoginView(ApiView):
     @extend_schema(
         request=PolymorphicProxySerializer(
@@ -521,7 +530,10 @@ class LoginView(ApiView):
             "the second (`email` + `code`) answers 200 with a token. Codes expire after 10 "
             "minutes, work once, and die after 5 wrong tries. `provider=apple|google`: "
             "`id_token` is the provider's OpenID Connect ID token. At most 30 calls per 10 "
-            "minutes per client address, then 429 with Retry-After."
+            "minutes per client address and 5 codes per hour per address (counted in the "
+            "database while the shared cache is down), then 429 with Retry-After. A code the "
+            "mail relay refuses is a 503 `service_unavailable` with Retry-After and does not "
+            "count. Addresses are compared NFKC-normalised and case-folded."
         ),
     )
     def post(self, request: Request) -> Response:
@@ -534,6 +546,7 @@ class LoginView(ApiView):
             window_seconds=settings.NEWS_LOGIN_RATE_WINDOW_SECONDS,
             policy="login",
             refusal="too many logins from this address: try again later",
+            fail_closed=True,
         )
         body = shapes.LoginRequest(data=request.data)
         if not body.is_valid():
@@ -548,7 +561,9 @@ class LoginView(ApiView):
                 claims = id_token_verify(
                     provider_name=login["provider"], id_token=login["id_token"]
                 )
-                email = claims.get("email", "") if claims.get("email_verified") else ""
+                # Apple sends the string "true"; "false" (a non-empty string) is not verified.
+                verified = claims.get("email_verified") in (True, "true")
+                email = str(claims.get("email", "")) if verified else ""
                 account = accounts.account_for_identity(
                     provider=login["provider"], subject=str(claims["sub"]), email=email
                 )
@@ -567,16 +582,32 @@ class LoginView(ApiView):
         return Response({"data": data, "meta": _meta()})
 
     def _send_code(self, request: Request, email: str) -> Response:
+        budget = {
+            "group": "news-login-code",
+            "bucket": accounts.email_normalize(email),
+            "limit": settings.NEWS_LOGIN_CODES_PER_HOUR,
+            "window_seconds": 3600,
+            "policy": "login-code",
+            "fail_closed": True,
+        }
+        # Checked now and counted once the code is mailed: a code the relay refused does not
+        # count against the address's codes (shared/ratelimit.py, usage_check).
         self.limit(
             request,
-            group="news-login-code",
-            bucket=accounts.email_normalize(email),
-            limit=settings.NEWS_LOGIN_CODES_PER_HOUR,
-            window_seconds=3600,
-            policy="login-code",
             refusal="too many codes for this address: try again later",
+            count=False,
+            **budget,
         )
-        accounts.login_code_send(email=email)
+        try:
+            accounts.login_code_send(email=email)
+        except accounts.MailUnavailable as exc:
+            raise ApiError(
+                "the login code could not be sent: try again shortly",
+                type="service_unavailable",
+                status=503,
+                headers={"Retry-After": str(MAIL_RETRY_AFTER_SECONDS)},
+            ) from exc
+        self.usage = usage_count(request, **budget)
         data = {"status": "code_sent", "expires_in": settings.NEWS_LOGIN_CODE_SECONDS}
         return Response({"data": data, "meta": _meta()}, status=202)
 

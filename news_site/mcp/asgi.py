@@ -2,14 +2,20 @@
 fallback (Django). The SDK's app needs its lifespan to run (it starts the session manager's
 task group), which Django's ASGI handler does not do, so lifespan events go to it alone.
 
-In front of the tool server sit the checks every request to `/mcp` passes: the rate limit
-(counted first, so every request counts), `GET` and other methods answered 405, and the
-DNS-rebinding check of `Host` and `Origin` against ALLOWED_HOSTS.
+In front of the tool server sit the checks every request to `/mcp` passes: the body is read
+(at most DATA_UPLOAD_MAX_MEMORY_SIZE, else 413) and the request counted first, so every request
+counts: a `tools/call` against MCP_RATE_LIMIT, anything else (initialize, notifications,
+tools/list, pings, other methods) against the generous MCP_PROTOCOL_RATE_LIMIT, since a client
+such as the MCP Inspector sends several of those for each tool call. Then `GET` and other
+methods are answered 405, and `Host` and `Origin` are checked against ALLOWED_HOSTS (DNS
+rebinding).
 """
 
 import io
+import json
 import re
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from asgiref.sync import sync_to_async
@@ -23,7 +29,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from news_site.mcp.tools import BASE_URL_SCOPE_KEY, server
-from shared.http import client_ip
+from shared.http import client_ip, payload_too_large_message
 from shared.logs import current_request
 from shared.ratelimit import Usage, apply_headers, usage_count
 
@@ -36,7 +42,7 @@ def parse_rate(value: str) -> tuple[int, int]:
     """`30/m`, `100/10m` ... as (calls, window seconds), the notation of django-ratelimit."""
     match = _RATE.match(value)
     if match is None or int(match[1]) < 1:
-        raise ImproperlyConfigured(f"MCP_RATE_LIMIT must look like 30/m, got {value!r}")
+        raise ImproperlyConfigured(f"MCP rate limits must look like 30/m, got {value!r}")
     count, multiplier, unit = match.groups()
     return int(count), int(multiplier or 1) * _PERIOD_SECONDS[unit]
 
@@ -63,17 +69,36 @@ def _origin_allowed(origin: str) -> bool:
     )
 
 
-def admit(scope: Scope) -> Admission:
+def _messages(body: bytes) -> list[dict[str, Any]]:
+    """The JSON-RPC messages of a body (one, or a batch); none when it is not JSON, which the
+    tool server answers with its own parse error."""
+    try:
+        parsed = json.loads(body)
+    except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python's stack
+        return []
+    items = parsed if isinstance(parsed, list) else [parsed]
+    return [item for item in items if isinstance(item, dict)]
+
+
+def admit(scope: Scope, body: bytes, too_large: bool) -> Admission:
     """Count the request and decide whether the tool server may see it (blocking: cache I/O)."""
     request = ASGIRequest(scope, io.BytesIO())
-    limit, window = parse_rate(settings.MCP_RATE_LIMIT)
+    messages = [] if too_large or request.method != "POST" else _messages(body)
+    calls = [message for message in messages if message.get("method") == "tools/call"]
+    if calls:
+        limit, window = parse_rate(settings.MCP_RATE_LIMIT)
+        group, policy = "mcp", "mcp"
+    else:
+        limit, window = parse_rate(settings.MCP_PROTOCOL_RATE_LIMIT)
+        group, policy = "mcp-protocol", "mcp-protocol"
     usage = usage_count(
         request,
-        group="mcp",
-        bucket=f"mcp:{client_ip(request)}",
+        group=group,
+        bucket=client_ip(request),
         limit=limit,
         window_seconds=window,
-        policy="mcp",
+        policy=policy,
+        cost=max(1, len(calls)),
     )
     if usage is not None and usage.exceeded:
         return Admission(usage, PlainTextResponse("Too Many Requests", status_code=429))
@@ -83,6 +108,8 @@ def admit(scope: Scope) -> Admission:
             usage,
             PlainTextResponse("Method Not Allowed", status_code=405, headers={"Allow": "POST"}),
         )
+    if too_large:
+        return Admission(usage, PlainTextResponse(payload_too_large_message(), status_code=413))
     try:
         request.get_host()
     except DisallowedHost:
@@ -91,6 +118,35 @@ def admit(scope: Scope) -> Admission:
     if origin is not None and not _origin_allowed(origin):
         return Admission(usage, PlainTextResponse("Invalid Origin header", status_code=403))
     return Admission(usage, None, base_url=request.build_absolute_uri("/").rstrip("/"))
+
+
+async def _read_body(receive: Receive, limit: int | None) -> tuple[bytes, bool]:
+    """The request body, and whether it went over `limit` (then reading stops there)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":  # the client went away
+            return b"".join(chunks), False
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if limit is not None and size > limit:
+            return b"", True
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks), False
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """A receive that hands the tool server the body already read, then the client's events."""
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replay() -> Message:
+        if pending:
+            return pending.pop()
+        return await receive()
+
+    return replay
 
 
 def _limit_headers(usage: Usage | None) -> list[tuple[bytes, bytes]]:
@@ -125,8 +181,10 @@ def mcp_application(fallback: ASGIApp) -> ASGIApp:
         context = current_request()
         if context is not None:
             context.route = MCP_PATH
-        admission = await sync_to_async(admit, thread_sensitive=False)(scope)
+        body, too_large = await _read_body(receive, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+        admission = await sync_to_async(admit, thread_sensitive=False)(scope, body, too_large)
         headers = _limit_headers(admission.usage)
+        receive = _replaying(body, receive)
 
         async def send_with_limits(message: Message) -> None:
             if message["type"] == "http.response.start":

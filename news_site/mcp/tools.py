@@ -16,7 +16,7 @@ from django.db import close_old_connections
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from news_site.agents import documents
 from news_site.mcp import shapes
@@ -40,6 +40,16 @@ Id = Annotated[int, Field(ge=1, le=MAX_ID)]
 PageType = Literal["product_hub", "family_hub", "generation_hub", "rumor"]
 assert set(PageType.__args__) == set(GuidePageType.values)
 
+
+def _no_nul(value: str) -> str:
+    # No text column or search can hold NUL; refused here it is a clean tool error, where deep
+    # in the database driver it would be a failure with a traceback for nothing but bad input.
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    return value
+
+
+NoNul = AfterValidator(_no_nul)
 _READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 
 server = MCPServer(
@@ -136,7 +146,9 @@ async def popular_news(
 @_kept
 async def search_news(
     ctx: Context,
-    query: Annotated[str, Field(min_length=1, max_length=200, description="What to look for.")],
+    query: Annotated[
+        str, Field(min_length=1, max_length=200, description="What to look for."), NoNul
+    ],
     limit: Limit = 20,
 ) -> Annotated[CallToolResult, shapes.SearchResult]:
     """Search the news entries by meaning (semantic search over titles and summaries, in any
@@ -235,7 +247,7 @@ async def list_podd_episodes(limit: Limit = 10) -> Annotated[CallToolResult, sha
 @server.tool(annotations=_READ_ONLY)
 @_kept
 async def get_podd_episode(
-    episode_id: Annotated[str, Field(min_length=1, max_length=200)],
+    episode_id: Annotated[str, Field(min_length=1, max_length=200), NoNul],
 ) -> Annotated[CallToolResult, shapes.EpisodeDetail]:
     """One podcast episode by `episode_id`: show notes, chapters, sources and links."""
     episode = await _read(lambda: podcast_selectors.episode_get(episode_id=episode_id))
@@ -266,7 +278,7 @@ async def list_product_guides(
 @server.tool(annotations=_READ_ONLY)
 @_kept
 async def get_product_guide(
-    ctx: Context, slug: Annotated[str, Field(min_length=1, max_length=100)]
+    ctx: Context, slug: Annotated[str, Field(min_length=1, max_length=100), NoNul]
 ) -> Annotated[CallToolResult, shapes.GuideDetail]:
     """One product guide by `slug` (see list_product_guides), as markdown."""
     guide = await _read(lambda: selectors.guide_get(slug=slug))

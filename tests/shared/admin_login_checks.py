@@ -8,6 +8,9 @@ import httpx
 import pytest
 from django.contrib.auth import get_user_model
 
+from shared.limits.models import Counter
+from tests.private_services import cache_on_stopped_redis
+
 PASSWORD = "correct horse battery staple"
 
 
@@ -42,7 +45,8 @@ def csrf_token(html: str) -> str:
 @pytest.mark.django_db(transaction=True)
 class AdminLoginChecks:
     """Staff only, CSRF on the login form, and login attempts limited per client address and
-    per username. A subclass names a page of its admin that needs a login."""
+    username and per client address, also while Redis is down. A subclass names a page of its
+    admin that needs a login."""
 
     admin_page: str
 
@@ -51,6 +55,10 @@ class AdminLoginChecks:
         browser = AdminBrowser(live_server.url)
         yield browser
         browser.close()
+
+    @pytest.fixture
+    def redis_down(self, settings) -> str:
+        return cache_on_stopped_redis(settings)
 
     @pytest.fixture
     def users(self) -> None:
@@ -84,7 +92,7 @@ class AdminLoginChecks:
         assert browser.client.get("/admin/").status_code == 302
 
     def test_login_attempts_are_limited_per_client_address(self, browser, users, settings):
-        settings.ADMIN_LOGIN_RATE_LIMIT = 3
+        settings.ADMIN_LOGIN_IP_RATE_LIMIT = 3
         for n in range(3):
             assert browser.login(f"guess{n}", "wrong password").status_code == 200
 
@@ -97,20 +105,51 @@ class AdminLoginChecks:
         # The form itself is still shown; only attempts count.
         assert browser.client.get("/admin/login/").status_code == 200
 
-    def test_login_attempts_are_limited_per_username_whatever_the_address(
+    def test_spellings_of_a_username_share_one_count_per_address(
         self, live_server, users, settings
     ):
         settings.ADMIN_LOGIN_RATE_LIMIT = 3
         settings.TRUSTED_PROXIES = ["127.0.0.1"]
+        # Django's login form reads fullwidth letters as ASCII (NFKC): these are all "editor".
+        spellings = ["editor", "Editor", "\uff45\uff44\uff49\uff54\uff4f\uff52"]
 
-        def attempt(address: str, username: str, password: str) -> int:
-            browser = AdminBrowser(live_server.url, headers={"X-Forwarded-For": address})
-            try:
-                return browser.login(username, password).status_code
-            finally:
-                browser.close()
+        answers = [attempt(live_server, "203.0.113.1", name, "wrong") for name in spellings]
 
-        assert [attempt(f"203.0.113.{n}", "editor", "wrong") for n in range(3)] == [200] * 3
-        assert attempt("198.51.100.7", "Editor", PASSWORD) == 429
-        # Another username from another address is not held back.
-        assert attempt("198.51.100.8", "reader", "wrong") == 200
+        assert answers == [200, 200, 200]
+        assert attempt(live_server, "203.0.113.1", "EDITOR", PASSWORD) == 429
+
+    def test_a_stranger_cannot_lock_an_editor_out(self, live_server, users, settings):
+        settings.ADMIN_LOGIN_RATE_LIMIT = 3
+        settings.TRUSTED_PROXIES = ["127.0.0.1"]
+        stranger = [attempt(live_server, "203.0.113.7", "editor", "wrong") for _ in range(4)]
+        assert stranger == [200, 200, 200, 429]
+
+        # The editor, from their own address, is not held back.
+        assert attempt(live_server, "198.51.100.8", "editor", PASSWORD) == 302
+
+    def test_with_redis_down_attempts_are_counted_in_the_database(
+        self, browser, users, settings, redis_down
+    ):
+        settings.ADMIN_LOGIN_RATE_LIMIT = 3
+        assert [browser.login("editor", "wrong").status_code for _ in range(3)] == [200] * 3
+
+        limited = browser.login("editor", PASSWORD)
+
+        assert limited.status_code == 429
+        assert Counter.objects.exists()
+        assert "editor" not in str(list(Counter.objects.values()))
+
+    def test_with_redis_down_an_editor_still_logs_in(self, browser, users, redis_down):
+        response = browser.login("\uff45ditor", PASSWORD)
+
+        assert response.status_code == 302
+        assert browser.client.get("/admin/").status_code == 200
+
+
+def attempt(live_server, address: str, username: str, password: str) -> int:
+    """One login attempt from a client `address` (forwarded by the trusted proxy 127.0.0.1)."""
+    browser = AdminBrowser(live_server.url, headers={"X-Forwarded-For": address})
+    try:
+        return browser.login(username, password).status_code
+    finally:
+        browser.close()

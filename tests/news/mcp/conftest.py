@@ -66,6 +66,7 @@ class McpServer:
 def mcp_server(transactional_db, settings, monkeypatch) -> Iterator[McpServer]:
     # Most tests make more calls than the production limit; the rate-limit tests set their own.
     settings.MCP_RATE_LIMIT = "100000/m"
+    settings.MCP_PROTOCOL_RATE_LIMIT = "100000/m"
     # Tests change the data between calls; test_news_mcp_answer_cache.py turns answers on.
     settings.NEWS_RESPONSE_CACHE_SECONDS = 0
     ANSWERS.clear()

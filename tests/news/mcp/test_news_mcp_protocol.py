@@ -105,25 +105,70 @@ def test_production_host_names_from_allowed_hosts_are_served(mcp_server, setting
     assert post_initialize(mcp_server.url, Host="127.0.0.1").status_code == 421
 
 
-def test_the_rate_limit_answers_429_with_retry_after(mcp_server, settings):
-    settings.MCP_RATE_LIMIT = "3/m"
-    answers = [post_initialize(mcp_server.url) for _ in range(3)]
-    assert [answer.status_code for answer in answers] == [200, 200, 200]
+def call_tool(url: str, name: str = "list_feeds", **headers: str) -> httpx.Response:
+    body = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": name}}
+    return httpx.post(url, json=body, headers={**JSON_RPC_HEADERS, **headers}, timeout=10)
+
+
+def test_thirty_tool_calls_a_minute_through_the_sdk_client_succeed_and_the_31st_is_429(
+    mcp_server, settings
+):
+    settings.MCP_RATE_LIMIT = "30/m"
+
+    async def thirty_calls(client: Client) -> list[bool]:
+        # One session: initialize and its notification, then tool calls, as clients do.
+        return [(await client.call_tool("list_feeds", {})).is_error for _ in range(30)]
+
+    assert mcp_server.session(thirty_calls) == [False] * 30
+    refused = call_tool(mcp_server.url)
+    assert refused.status_code == 429
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert refused.headers["RateLimit-Policy"] == '"mcp";q=30;w=60'
+    # The protocol's other requests have their own budget: a new session still starts.
+    assert post_initialize(mcp_server.url).status_code == 200
+
+
+def test_other_protocol_requests_have_their_own_budget(mcp_server, settings):
+    settings.MCP_RATE_LIMIT = "2/m"
+    settings.MCP_PROTOCOL_RATE_LIMIT = "5/m"
+    answers = [post_initialize(mcp_server.url) for _ in range(5)]
+    assert [answer.status_code for answer in answers] == [200] * 5
     assert answers[-1].headers["X-RateLimit-Remaining"] == "0"
+    assert answers[-1].headers["RateLimit-Policy"] == '"mcp-protocol";q=5;w=60'
+
     refused = post_initialize(mcp_server.url)
     assert refused.status_code == 429
     assert 1 <= int(refused.headers["Retry-After"]) <= 60
-    # Every request to /mcp counts, refused ones and other methods included.
+    # Other methods count there too; tool calls still have theirs.
     assert httpx.get(mcp_server.url, timeout=10).status_code == 429
+    assert [call_tool(mcp_server.url).status_code for _ in range(3)] == [200, 200, 429]
 
 
 def test_the_rate_limit_counts_per_client_ip_behind_a_trusted_proxy(mcp_server, settings):
     settings.MCP_RATE_LIMIT = "1/m"
     settings.TRUSTED_PROXIES = ["127.0.0.1"]
-    first = post_initialize(mcp_server.url, **{"X-Forwarded-For": "203.0.113.1"})
-    other = post_initialize(mcp_server.url, **{"X-Forwarded-For": "203.0.113.2"})
-    again = post_initialize(mcp_server.url, **{"X-Forwarded-For": "203.0.113.1"})
+    first = call_tool(mcp_server.url, **{"X-Forwarded-For": "203.0.113.1"})
+    other = call_tool(mcp_server.url, **{"X-Forwarded-For": "203.0.113.2"})
+    again = call_tool(mcp_server.url, **{"X-Forwarded-For": "203.0.113.1"})
     assert [first.status_code, other.status_code, again.status_code] == [200, 200, 429]
+
+
+@pytest.mark.parametrize("body", [b"[" * 100_000, b'{"method": "tools/call"', b"\xff\x00", b"42"])
+def test_bodies_that_are_not_json_rpc_are_refused_by_the_protocol_not_a_crash(mcp_server, body):
+    headers = {**JSON_RPC_HEADERS, "Content-Type": "application/json"}
+    response = httpx.post(mcp_server.url, content=body, headers=headers, timeout=30)
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] in (-32700, -32600, -32602)
+
+
+def test_an_oversized_body_is_413(mcp_server, settings):
+    body = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "pad": "' + b"x" * (3 << 20) + b'"}'
+    response = httpx.post(mcp_server.url, content=body, headers=JSON_RPC_HEADERS, timeout=30)
+
+    assert response.status_code == 413
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    assert response.text == f"the request body is larger than {limit} bytes"
 
 
 def test_the_mcp_server_command_serves_the_tools(transactional_db, make_feed, make_entry):

@@ -234,3 +234,21 @@ def test_product_guides_refuse_bad_arguments(mcp_server, guides, tool, arguments
 
 def test_an_unknown_tool_is_an_error_not_a_crash(mcp_server):
     assert mcp_server.call("delete_everything").is_error is True
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("search_news", {"query": "ipad\x00"}),
+        ("get_podd_episode", {"episode_id": "\x00"}),
+        ("get_product_guide", {"slug": "ipad\x00pro"}),
+    ],
+)
+def test_nul_in_arguments_is_a_tool_error_without_a_traceback(
+    mcp_server, news, caplog, tool, arguments
+):
+    with caplog.at_level("INFO"):
+        result = mcp_server.call(tool, arguments)
+
+    assert_tool_error(result, "NUL")
+    assert [record.getMessage() for record in caplog.records if record.exc_info] == []

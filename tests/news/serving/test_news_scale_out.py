@@ -21,15 +21,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 SEARCH_LIMIT = 6
 MCP_LIMIT = 4
 RESPONSE_CACHE_SECONDS = 2
-INITIALIZE = {
+TOOL_CALL = {
     "jsonrpc": "2.0",
     "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
+    "method": "tools/call",
+    "params": {"name": "list_feeds", "arguments": {}},
 }
 
 
@@ -103,10 +99,10 @@ def test_the_search_limit_counts_across_instances(pair):
     assert int(refused.headers["Retry-After"]) > 0
 
 
-def test_the_mcp_limit_counts_across_instances(pair):
+def test_the_mcp_tool_call_limit_counts_across_instances(pair):
     headers = {"Accept": "application/json, text/event-stream"}
     answers = [
-        client.post("/mcp", json=INITIALIZE, headers=headers)
+        client.post("/mcp", json=TOOL_CALL, headers=headers)
         for client in pair.alternate(MCP_LIMIT + 2)
     ]
 
