@@ -1,12 +1,9 @@
 """The compliance API. Views only translate HTTP to selector calls and shapes to JSON."""
 
-import contextlib
 from typing import Any
 
-from django.core.cache import cache
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
-from redis.exceptions import RedisError
 from rest_framework import serializers
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import BasePermission
@@ -37,6 +34,7 @@ from compliance_site.records.changefeed import (
 )
 from compliance_site.records.documents import SCHEMA_VERSION
 from compliance_site.records.models import ResourceType, ResourceVersion
+from shared import cache
 
 REVIEW_REPORT_SECONDS = 300
 _LIVE_CACHE = "private, no-cache"
@@ -362,19 +360,6 @@ class ChangeFeedView(KeyedView):
         return Response(_envelope(data, **meta))
 
 
-def _cache_get(key: str) -> Any:
-    # The report can always be computed again; a cache outage must not fail the request.
-    try:
-        return cache.get(key)
-    except RedisError:
-        return None
-
-
-def _cache_set(key: str, value: Any, seconds: int) -> None:
-    with contextlib.suppress(RedisError):
-        cache.set(key, value, seconds)
-
-
 class ReviewFlagsView(APIView):
     @extend_schema(
         auth=KEY_OPTIONAL,
@@ -396,13 +381,13 @@ class ReviewFlagsView(APIView):
         "Cached for 5 minutes.",
     )
     def get(self, request: Request) -> Response:
-        body = _cache_get(REVIEW_REPORT_CACHE_KEY)
+        body = cache.get(REVIEW_REPORT_CACHE_KEY)
         if body is None:
             report = shapes.ReviewReportSerializer(review_report(now=timezone.now())).data
             body = _envelope(
                 report, count_flagged=len(report["flagged"]), count_stale=len(report["stale"])
             )
-            _cache_set(REVIEW_REPORT_CACHE_KEY, body, REVIEW_REPORT_SECONDS)
+            cache.set(REVIEW_REPORT_CACHE_KEY, body, REVIEW_REPORT_SECONDS)
         response = Response(body)
         response["Cache-Control"] = f"public, max-age={REVIEW_REPORT_SECONDS}"
         return response

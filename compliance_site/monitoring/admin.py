@@ -1,9 +1,9 @@
 from django.contrib import admin
-from django.core.cache import cache
 from django.utils import timezone
 
 from compliance_site.monitoring.models import FlagOrigin, ReviewFlag, SourceSnapshot
 from compliance_site.monitoring.services import REVIEW_REPORT_CACHE_KEY, flags_clear
+from shared import cache
 
 
 @admin.register(ReviewFlag)

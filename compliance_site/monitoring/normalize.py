@@ -11,7 +11,8 @@ import hashlib
 import re
 import unicodedata
 from email.message import Message
-from html.parser import HTMLParser
+
+from lxml import etree
 
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _TEXT_TYPES = frozenset({"application/json", "application/xml", "application/javascript"})
@@ -73,13 +74,19 @@ _VOLATILE = [
     # long plain words survive).
     re.compile(r"(?<![\w+/=-])(?=[\w+/=-]*\d)[\w+/=-]{24,}(?![\w+/=-])", re.ASCII),
     re.compile(
-        r"\b\d[\d,.]*\s+(?:unique\s+)?(?:visitors?|visits|page\s*views|hits)\b"
+        r"(?<!\w)(?<!\d[,.])\d[\d,.]*+\s+(?:unique\s+)?(?:visitors?|visits|page\s*views|hits)\b"
         r"|\b(?:visitors?|visits|page\s*views|hits)(?:\s+(?:count|number))?\s*[:#]\s*\d[\d,.]*",
         re.IGNORECASE,
     ),
 ]
 # Characters that render as nothing; editors and CMSes add and drop them at will.
 _INVISIBLE_CHARS = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+# How much of a page goes through the HTML parser, and how much of its text through the
+# volatile-token patterns (none of which backtracks: each is linear in its input). A
+# government page's visible text is far shorter; the caps bound the worst page to well under a
+# second (benchmarks/compliance_hostile_bench.py).
+MAX_PARSED_CHARS = 500_000
+MAX_MATCHED_CHARS = 250_000
 _META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?\s*([a-zA-Z0-9_.:-]+)", re.IGNORECASE)
 
 
@@ -89,11 +96,17 @@ def normalized_text(body: bytes, content_type: str | None) -> str:
     bytes instead)."""
     media_type, charset = _media_type(body, content_type)
     if media_type in _HTML_TYPES:
+        html = _decode(body, charset or _meta_charset(body))
+        # Beyond the caps, text is compared as it is: the parser and the patterns are linear,
+        # but a page past them would cost the run more than a second.
+        html, rest = html[:MAX_PARSED_CHARS], html[MAX_PARSED_CHARS:]
         # Collapse first so the patterns see plain spaces, again after to close the gaps.
-        text = _collapse(_visible_text(_decode(body, charset or _meta_charset(body))))
+        text = _collapse(_visible_text(html))
+        text, unmatched = text[:MAX_MATCHED_CHARS], text[MAX_MATCHED_CHARS:]
         for pattern in _VOLATILE:
             text = pattern.sub(r"\1" if pattern is _STAMP else "", text)
-        return _collapse(text)
+        # The rest only has its whitespace collapsed (Unicode normalisation costs more).
+        return " ".join(" ".join((_collapse(text), unmatched, rest)).split())
     if _is_text(media_type):
         return _collapse(_decode(body, charset))
     return ""
@@ -110,32 +123,28 @@ def content_hash(body: bytes, content_type: str | None) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-class _VisibleText(HTMLParser):
+class _VisibleText:
+    """A parser target for lxml's HTML parser (libxml2: linear time on any markup, where the
+    standard library's html.parser takes quadratic time on runs of `<a `, `<x` or `<!--`)."""
+
     def __init__(self) -> None:
-        # convert_charrefs unescapes entities in text, including ones split across chunks.
-        super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self._hidden_tag: str | None = None
         self._hidden_depth = 0
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
         if self._hidden_tag is not None:
             if tag == self._hidden_tag:
                 self._hidden_depth += 1
             return
         # Attributes never reach the text, which is what drops hidden inputs, CSRF tokens and
         # <meta> content; elements marked hidden are skipped with their content.
-        if tag not in _VOID and (tag in _INVISIBLE or _is_hidden(attrs)):
+        if tag not in _VOID and (tag in _INVISIBLE or _is_hidden(attrib)):
             self._hidden_tag, self._hidden_depth = tag, 1
         elif tag in _BLOCKS:
             self.parts.append(" ")
 
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        # Self-closing syntax: never opens a hidden region.
-        if self._hidden_tag is None and tag in _BLOCKS:
-            self.parts.append(" ")
-
-    def handle_endtag(self, tag: str) -> None:
+    def end(self, tag: str) -> None:
         if self._hidden_tag is not None:
             if tag == self._hidden_tag:
                 self._hidden_depth -= 1
@@ -145,23 +154,32 @@ class _VisibleText(HTMLParser):
         if tag in _BLOCKS:
             self.parts.append(" ")
 
-    def handle_data(self, data: str) -> None:
+    def data(self, data: str) -> None:
         if self._hidden_tag is None:
             self.parts.append(data)
 
+    def close(self) -> str:
+        return "".join(self.parts)
 
-def _is_hidden(attrs: list[tuple[str, str | None]]) -> bool:
-    for name, value in attrs:
-        if name == "hidden" or (name == "aria-hidden" and (value or "").lower() == "true"):
-            return True
-    return False
+
+def _is_hidden(attrib: dict[str, str]) -> bool:
+    return "hidden" in attrib or (attrib.get("aria-hidden") or "").lower() == "true"
 
 
 def _visible_text(html: str) -> str:
-    parser = _VisibleText()
-    parser.feed(html)
-    parser.close()
-    return "".join(parser.parts)
+    if not html.strip():
+        return ""
+    parser = etree.HTMLParser(
+        target=_VisibleText(),
+        encoding="utf-8",
+        recover=True,
+        no_network=True,
+        remove_comments=True,
+        remove_pis=True,
+    )
+    # Bytes with the encoding fixed, so that an XML declaration naming another encoding cannot
+    # make libxml2 refuse or re-decode the text.
+    return etree.fromstring(html.encode("utf-8", errors="replace"), parser)
 
 
 def _media_type(body: bytes, content_type: str | None) -> tuple[str, str | None]:
@@ -189,11 +207,12 @@ def _meta_charset(body: bytes) -> str | None:
 
 
 def _decode(body: bytes, charset: str | None) -> str:
+    """The body as text in its declared charset, or as UTF-8 when the page declares one that
+    is unknown or not a text encoding (`rot13`, `base64`, `idna`, `undefined`)."""
     try:
-        codec = codecs.lookup(charset or "utf-8").name
-    except LookupError:
-        codec = "utf-8"
-    return body.decode(codec, errors="replace")
+        return body.decode(codecs.lookup(charset or "utf-8").name, errors="replace")
+    except (LookupError, UnicodeError, ValueError, TypeError):
+        return body.decode("utf-8", errors="replace")
 
 
 def _collapse(text: str) -> str:

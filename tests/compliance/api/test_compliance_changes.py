@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from compliance_site.api.serializers import ChangeEventSerializer, VersionListItemSerializer
 from compliance_site.records.documents import JURISDICTIONS
 from compliance_site.records.models import ResourceVersion
-from compliance_site.records.services import reindex
+from compliance_site.records.reindex import reindex
 from tests.compliance.builders import ESA, state_payload
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -10,7 +10,7 @@ from compliance_site.records.models import (
     ResourceType,
     ResourceVersion,
 )
-from compliance_site.records.services import ReindexRefused
+from compliance_site.records.reindex import ReindexRefused
 from tests.compliance.builders import ESA, state_payload
 
 pytestmark = pytest.mark.django_db

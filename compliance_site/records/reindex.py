@@ -11,7 +11,7 @@ import logging
 from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.db import DatabaseError, transaction
@@ -37,6 +37,7 @@ from compliance_site.records.models import (
     TrackedFile,
 )
 from compliance_site.records.parsing import parse_blobs
+from compliance_site.records.signals import state_verified
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +45,10 @@ STATES_DIR = "states/"
 SHORT_SHA_LENGTH = 12
 _BATCH = 500
 _INSERT_EVERY = 2000
+# How far `last_verified_at` may be after the commit's date: a record verified "today" in one
+# time zone and committed in another can be a calendar day ahead. Anything later is a date in
+# the future, which would keep the state from ever going stale.
+VERIFIED_AT_SKEW = timedelta(days=1)
 
 
 class ReindexRefused(Exception):
@@ -225,12 +230,28 @@ def _apply(run: _Run, repo_path: str, steps: list[_Step]) -> None:
             if result.payload is None:
                 _record_problem(run, step, result.error, result.schema_path)
                 continue
+            if future := _verified_in_future(step, result.payload):
+                _record_problem(run, step, future, "properties/last_verified_at")
+                continue
             run.tracked[step.path] = (step.blob_sha, True)
             run.problems.pop(step.path, None)
             key = abbreviation_for_path(step.path)
             _publish(run, step.commit, step.path, key, result.payload)
             if len(run.rows) >= _INSERT_EVERY:
                 _insert_versions(run)
+
+
+def _verified_in_future(step: _Step, payload: dict) -> str:
+    """The problem with a `last_verified_at` later than its commit allows, or ""."""
+    verified_on = date.fromisoformat(payload["last_verified_at"])
+    # The UTC day of the commit: its own offset may be out of range or made up.
+    committed_on = step.commit.committed_at.astimezone(UTC).date()
+    if verified_on <= committed_on + VERIFIED_AT_SKEW:
+        return ""
+    return (
+        f"{step.path}: last_verified_at: {verified_on.isoformat()} is after the commit's date "
+        f"({committed_on.isoformat()} UTC) by more than {VERIFIED_AT_SKEW.days} day"
+    )
 
 
 def _record_problem(run: _Run, step: _Step, message: str, schema_path: str) -> None:
@@ -315,8 +336,6 @@ def _insert_versions(run: _Run) -> None:
 
 
 def _flush(run: _Run) -> None:
-    from compliance_site.monitoring.services import flags_clear_verified
-
     _insert_versions(run)
     Resource.objects.bulk_create(
         [
@@ -349,4 +368,8 @@ def _flush(run: _Run) -> None:
         update_fields=["commit_sha", "schema_path", "message"],
     )
     for key, (verified_on, version) in run.verified_states.items():
-        flags_clear_verified(state_abbreviation=key, verified_on=verified_on, version=version)
+        # Apps above records (monitoring clears review flags) listen; inside the run's
+        # transaction, so a failing receiver publishes nothing.
+        state_verified.send(
+            sender=ResourceVersion, state_abbreviation=key, verified_on=verified_on, version=version
+        )
