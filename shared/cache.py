@@ -39,7 +39,7 @@ def get(key: str, default: Any = None, *, alias: str = "default") -> Any:
         return default
 
 
-def set(key: str, value: Any, seconds: int | None, *, alias: str = "default") -> bool:  # noqa: A001 - the cache API's own name
+def set(key: str, value: Any, seconds: int | None, *, alias: str = "default") -> bool:
     """`seconds=None` keeps the value until it is deleted or evicted."""
     try:
         caches[alias].set(key, value, seconds)
