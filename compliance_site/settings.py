@@ -22,7 +22,7 @@ MIDDLEWARE = [
     *OBSERVABILITY_MIDDLEWARE,
     "django.middleware.security.SecurityMiddleware",
     "shared.security.SurfaceCSPMiddleware",
-    "compliance_site.access.middleware.ApiAccessMiddleware",
+    "compliance_site.api.middleware.ApiAccessMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
