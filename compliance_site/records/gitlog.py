@@ -7,7 +7,7 @@ process, so reindex never walks the history once per file.
 Commit metadata is written by whoever made the commit, so it is read as hostile: every field is
 NUL-terminated (`-z` and `%x00`), and git never prints a NUL inside a field (it stops a name or
 message at one), so no byte in a message or author name can shift the fields. The commit time is
-read as seconds since the epoch (`%ct`), which is the true instant whatever offset the commit
+read raw, as seconds since the epoch, which is the true instant whatever offset the commit
 claims; the offset is only how the time is shown.
 """
 
@@ -19,7 +19,9 @@ from datetime import UTC, datetime, timedelta, timezone
 import git
 
 # Field order of each commit record; the message comes last because it is the longest.
-_FIELDS = ("%H", "%ct", "%ci", "%an", "%(trailers:key=Change-Source,valueonly,separator=%x2C)")
+# `%cd` with --date=raw is "<seconds> <offset>" as stored: git converts nothing, where %ci and
+# %cI make `git log` itself fail on some offsets ("Timestamp before Unix epoch").
+_FIELDS = ("%H", "%cd", "%an", "%(trailers:key=Change-Source,valueonly,separator=%x2C)")
 _FORMAT = "%x00".join((*_FIELDS, "%B"))
 _FIELD_COUNT = len(_FIELDS) + 1
 _NULL_SHA = "0" * 40
@@ -105,6 +107,7 @@ def iter_commits(repo: git.Repo, *, since: str | None, head: str, path: str) -> 
         "--no-abbrev",
         "--no-color",
         "--encoding=UTF-8",
+        "--date=raw",
         f"--format={_FORMAT}",
         revision,
         "--",
@@ -169,8 +172,8 @@ def _raw_meta(meta: bytes) -> tuple[str, str]:
 
 
 def _commit(fields: list[bytes], changes: tuple[FileChange, ...]) -> Commit:
-    sha, seconds, shown, author, trailer, message = (_text(field) for field in fields)
-    committed_at, out_of_range = commit_time(seconds, shown)
+    sha, raw_date, author, trailer, message = (_text(field) for field in fields)
+    committed_at, out_of_range = commit_time(raw_date)
     return Commit(
         sha=sha.strip("\n"),
         author=clean_text(author, multiline=False)[:AUTHOR_MAX_LENGTH],
@@ -182,18 +185,23 @@ def _commit(fields: list[bytes], changes: tuple[FileChange, ...]) -> Commit:
     )
 
 
-def commit_time(seconds: str, shown: str) -> tuple[datetime, bool]:
-    """The commit instant from `%ct` in the offset `%ci` ends with, and whether that offset
-    was out of range (24 hours or more, or 60 minutes or more) and replaced by UTC.
+def commit_time(raw_date: str) -> tuple[datetime, bool]:
+    """The commit instant from git's raw date ("<seconds> <±HHMM>") in its own offset, and
+    whether that offset was out of range (24 hours or more, 60 minutes or more, unreadable)
+    and replaced by UTC.
 
-    An instant outside what a datetime can hold (years 1 to 9999) is clamped to that range.
+    An instant outside what a datetime holds (years 1 to 9999) is clamped to that range; a time
+    git cannot read at all (it prints nothing for a negative one) is the Unix epoch.
     """
+    seconds, _, offset = raw_date.strip().partition(" ")
     try:
-        instant = _EPOCH + timedelta(seconds=int(seconds.strip()))
-    except (ValueError, OverflowError):
-        instant = _LATEST if seconds.strip().lstrip("+").isdigit() else _EARLIEST
+        instant = _EPOCH + timedelta(seconds=int(seconds))
+    except ValueError:
+        instant = _EPOCH
+    except OverflowError:
+        instant = _LATEST if not seconds.startswith("-") else _EARLIEST
     instant = min(max(instant, _EARLIEST), _LATEST)
-    match = _OFFSET.fullmatch(shown.rsplit(" ", 1)[-1].strip())
+    match = _OFFSET.fullmatch(offset.strip())
     if match is None:
         return instant, True
     hours, minutes = divmod(int(match[2]), 100)
