@@ -209,7 +209,10 @@ def walk_from(api, cursor, **params):
 def test_a_sync_token_returns_exactly_what_was_published_after_it(api, feed, data_repo):
     token = api.get("/changes").json()["meta"]["sync_token"]
     data_repo.update("CA", summary="After the token.")
-    data_repo.write("NY", state_payload("NY", summary="Backdated after the token."))
+    data_repo.write(
+        "NY",
+        state_payload("NY", summary="Backdated after the token.", last_verified_at="2025-01-01"),
+    )
     data_repo.commit("Backdated", when=datetime(2025, 1, 1, tzinfo=UTC))
     reindex(repo_path=str(data_repo.path))
 
