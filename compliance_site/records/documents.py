@@ -92,6 +92,8 @@ _PayloadLoader.yaml_implicit_resolvers = {
 # stack of the recursive composer, in C or in Python).
 MAX_FILE_BYTES = 512 * 1024
 MAX_DEPTH = 32
+# Per line, the run of indentation and block markers ("- ", "? ") before a node starts.
+_LEADING_RUN = re.compile(rb"^[ ?-]*", re.MULTILINE)
 _OPENING = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
 _CLOSING = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 
@@ -224,6 +226,8 @@ def _check_bounds(path: str, content: bytes) -> None:
         raise InvalidDocument(
             f"{path}: the file is {len(content)} bytes; the limit is {MAX_FILE_BYTES}"
         )
+    if not _may_exceed_bounds(content):
+        return
     depth = 0
     for event in yaml.parse(content, Loader=_Loader):
         if isinstance(event, yaml.AliasEvent):
@@ -239,6 +243,22 @@ def _check_bounds(path: str, content: bytes) -> None:
                 )
         elif isinstance(event, _CLOSING):
             depth -= 1
+
+
+def _may_exceed_bounds(content: bytes) -> bool:
+    """Whether the file could hold an alias or nest deeper than MAX_DEPTH; False is a proof
+    that it cannot, which spares the event walk (a third of a parse) for ordinary files.
+
+    An alias needs a `*`. A flow collection needs a `[` or `{`. A block collection starts
+    where its line's leading run of spaces and markers ends, and every two block levels move
+    that column right by at least one (a sequence may sit at its parent key's indentation,
+    its entries may not), so block depth is at most 2 * (longest leading run + 1).
+    """
+    if b"*" in content:
+        return True
+    flow = content.count(b"[") + content.count(b"{")
+    leading = max((len(run) for run in _LEADING_RUN.findall(content)), default=0)
+    return 2 * (leading + 1) + flow > MAX_DEPTH
 
 
 def _error_order(error: Any) -> tuple[int, str]:
