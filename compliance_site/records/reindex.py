@@ -43,6 +43,8 @@ logger = logging.getLogger(__name__)
 
 STATES_DIR = "states/"
 SHORT_SHA_LENGTH = 12
+# The longest repository path reindex tracks (the path columns' length).
+MAX_PATH_LENGTH = 255
 _BATCH = 500
 _INSERT_EVERY = 2000
 # How far `last_verified_at` may be after the commit's date: a record verified "today" in one
@@ -175,7 +177,8 @@ def _reindex(*, repo_path: str, allow_rewritten_history: bool) -> ReindexReport:
                 since = gitlog.merge_base(repo, since, head)
             commits = list(gitlog.iter_commits(repo, since=since, head=head, path=STATES_DIR))
             report.commits_read = len(commits)
-            steps = _plan(commits, {path: blob for path, (blob, _v) in run.tracked.items()})
+            tracked = {path: blob for path, (blob, _v) in run.tracked.items()}
+            steps = _plan(commits, tracked, report.notices)
             _apply(run, repo_path, steps)
             _flush(run)
             cursor.last_commit_sha = head
@@ -199,16 +202,24 @@ class _Step:
     renamed_to: str | None = None
 
 
-def _plan(commits: list[gitlog.Commit], tracked: dict[str, str]) -> list[_Step]:
+def _plan(commits: list[gitlog.Commit], tracked: dict[str, str], notices: list[str]) -> list[_Step]:
     """The steps of a run, in order. A blob equal to the last one read at its path is skipped
     here, before anything is read."""
     steps = []
     for commit in commits:
         for change in commit.changes:
-            if change.status == "R" and change.old_path and abbreviation_for_path(change.old_path):
-                tracked.pop(change.old_path, None)
-                steps.append(_Step(commit, change.old_path, None, renamed_to=change.path))
-            if abbreviation_for_path(change.path) is None:
+            old_path = change.old_path or ""
+            if change.status == "R" and _is_state_path(old_path):
+                tracked.pop(old_path, None)
+                steps.append(_Step(commit, old_path, None, renamed_to=change.path))
+            if len(change.path) > MAX_PATH_LENGTH:
+                # No jurisdiction has such a name, and no column could hold it.
+                notices.append(
+                    f"ignored a path of {len(change.path)} characters in "
+                    f"{commit.sha[:SHORT_SHA_LENGTH]}: not a state file"
+                )
+                continue
+            if not _is_state_path(change.path):
                 continue
             if change.blob_sha is None:
                 tracked.pop(change.path, None)
@@ -217,6 +228,10 @@ def _plan(commits: list[gitlog.Commit], tracked: dict[str, str]) -> list[_Step]:
                 tracked[change.path] = change.blob_sha
                 steps.append(_Step(commit, change.path, change.blob_sha))
     return steps
+
+
+def _is_state_path(path: str) -> bool:
+    return len(path) <= MAX_PATH_LENGTH and abbreviation_for_path(path) is not None
 
 
 def _apply(run: _Run, repo_path: str, steps: list[_Step]) -> None:

@@ -97,6 +97,13 @@ def _file(text: str):
     return make
 
 
+def _long_path(repo: DataRepo) -> str:
+    repo.write("TX", state_payload("TX", summary="Edited beside a long path."))
+    # "states/" and 250 characters: longer than any path column, still one file name.
+    repo.write("TX", state_payload("TX"), name="T" * 245 + ".yaml")
+    return repo.commit("A file with a very long name")
+
+
 def _valid_yaml(**overrides) -> str:
     return yaml.safe_dump(state_payload("TX", **overrides), sort_keys=False)
 
@@ -118,6 +125,7 @@ HOSTILE_COMMITS = [
     HostileCommit(
         "year 3 million", _metadata(b"m\n", b"Ada", "+0000", timestamp=99_999_999_999_999), False
     ),
+    HostileCommit("path over 255 characters", _long_path, False),
     HostileCommit("YAML 5,000 deep", _file(nested(5000)), True, "nested more than"),
     HostileCommit("YAML 100,000 deep", _file(nested(100_000)), True, "nested more than"),
     HostileCommit("YAML alias bomb", _file(ALIAS_BOMB), True, "aliases"),
