@@ -13,6 +13,10 @@ class SourceSnapshot(models.Model):
     successful = models.BooleanField()
     status_code = models.PositiveSmallIntegerField(null=True, blank=True)
     error = models.CharField(max_length=500, blank=True)
+    # Which normaliser made content_hash (normalize.NORMALIZER_VERSION). Hashes are compared
+    # only between snapshots of one version, so a new normaliser re-baselines every page
+    # instead of flagging every state whose text it reads differently.
+    normalizer_version = models.PositiveSmallIntegerField(default=1)
 
     class Meta:
         indexes = [

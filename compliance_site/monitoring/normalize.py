@@ -14,6 +14,9 @@ from email.message import Message
 
 from lxml import etree
 
+# 2: HTML read by libxml2 (lxml) instead of html.parser, with the length caps.
+NORMALIZER_VERSION = 2
+
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _TEXT_TYPES = frozenset({"application/json", "application/xml", "application/javascript"})
 

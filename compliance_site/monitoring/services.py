@@ -24,7 +24,7 @@ from compliance_site.monitoring.models import (
     ReviewFlag,
     SourceSnapshot,
 )
-from compliance_site.monitoring.normalize import content_hash
+from compliance_site.monitoring.normalize import NORMALIZER_VERSION, content_hash
 from compliance_site.records.models import ResourceType
 from compliance_site.records.selectors import live_resources
 from shared import cache
@@ -262,10 +262,12 @@ def snapshot_record(*, outcome: FetchOutcome) -> bool:
         successful=outcome.successful,
         status_code=outcome.status_code,
         error=outcome.error,
+        normalizer_version=NORMALIZER_VERSION,
     )
     changed = (
         outcome.successful
         and previous is not None
+        and previous.normalizer_version == NORMALIZER_VERSION
         and previous.content_hash != outcome.content_hash
     )
     if changed:
