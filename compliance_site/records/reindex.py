@@ -51,6 +51,7 @@ _INSERT_EVERY = 2000
 # time zone and committed in another can be a calendar day ahead. Anything later is a date in
 # the future, which would keep the state from ever going stale.
 VERIFIED_AT_SKEW = timedelta(days=1)
+MAX_PROBLEM_LENGTH = 2000
 
 
 class ReindexRefused(Exception):
@@ -270,7 +271,11 @@ def _verified_in_future(step: _Step, payload: dict) -> str:
 
 
 def _record_problem(run: _Run, step: _Step, message: str, schema_path: str) -> None:
-    problem = Problem(step.path, step.commit.sha, message, schema_path)
+    # A validator's message can quote the whole offending value (every extra key of a
+    # 512 KiB file); the start says what is wrong.
+    if len(message) > MAX_PROBLEM_LENGTH:
+        message = message[: MAX_PROBLEM_LENGTH - 1] + "…"
+    problem = Problem(step.path, step.commit.sha, message, schema_path[:500])
     run.tracked[step.path] = (step.blob_sha, False)
     run.problems[step.path] = problem
     run.report.problems.append(problem)
