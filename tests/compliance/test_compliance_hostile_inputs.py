@@ -136,6 +136,12 @@ HOSTILE_COMMITS = [
         "after the commit's date",
     ),
     HostileCommit(
+        "20,000 unknown keys",
+        _file(_valid_yaml() + "".join(f"extra_{i}: {i}\n" for i in range(20_000))),
+        True,
+        "Additional properties",
+    ),
+    HostileCommit(
         "oversized file",
         _file(_valid_yaml(summary="x") + "# " + "y" * 600_000 + "\n"),
         True,
@@ -202,6 +208,7 @@ def test_a_hostile_commit_is_reported_or_published_and_never_wedges_reindex(
         assert hostile.reason in err
         problem = ReindexProblem.objects.get(path="states/TX.yaml")
         assert problem.commit_sha == sha
+        assert len(problem.message) <= 2000
         assert ResourceVersion.objects.filter(resource_key="TX").count() == 2  # seed only
     else:
         assert status == 0, err
