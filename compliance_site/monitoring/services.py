@@ -127,7 +127,11 @@ def source_fetch(
     )
 
 
-def _failure(state: str, url: str, name: str, fetched_at: datetime):
+def _failure(
+    state: str, url: str, name: str, fetched_at: datetime
+) -> Callable[[str, str], FetchOutcome]:
+    """A maker of this source's unsuccessful outcomes, from a code and a readable reason."""
+
     def failed(code: str, detail: str) -> FetchOutcome:
         return FetchOutcome(state, url, name, fetched_at, False, error=code, detail=detail)
 
