@@ -226,7 +226,15 @@ def test_a_hostile_commit_is_reported_or_published_and_never_wedges_reindex(
 
 @pytest.mark.parametrize(
     ("offset", "shown"),
-    [("+2400", "+00:00"), ("-2530", "+00:00"), ("+0530", "+05:30"), ("-1159", "-11:59")],
+    [
+        ("+2400", "+00:00"),
+        ("-2530", "+00:00"),
+        ("+0530", "+05:30"),
+        ("-1159", "-11:59"),
+        # Valid offsets that PostgreSQL's timestamptz input would refuse (over ±15:59).
+        ("-2137", "-21:37"),
+        ("+2359", "+23:59"),
+    ],
 )
 def test_committed_at_is_the_true_instant_whatever_the_offset(repo, client, api_key, offset, shown):
     _metadata(b"m\n", b"Ada", offset)(repo)
