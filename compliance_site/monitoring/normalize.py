@@ -84,43 +84,56 @@ _VOLATILE = [
 ]
 # Characters that render as nothing; editors and CMSes add and drop them at will.
 _INVISIBLE_CHARS = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
-# How much of a page goes through the HTML parser, and how much of its text through the
-# volatile-token patterns (none of which backtracks: each is linear in its input). A
-# government page's visible text is far shorter; the caps bound the worst page to well under a
-# second (benchmarks/compliance_hostile_bench.py).
-MAX_PARSED_CHARS = 500_000
-MAX_MATCHED_CHARS = 250_000
+# The longest HTML page (in characters) the monitor reads. The parser and the patterns are
+# linear (none backtracks), but a page at the 5 MiB body cap would still cost the run seconds.
+# A longer page is refused (PageTooLong) rather than compared in part: any cut by position
+# moves whenever a token before it changes length, and would flag the page every week.
+# MONITOR_MAX_READ_CHARS raises it for a source that needs more.
+MAX_READ_CHARS = 300_000
+
+
+class PageTooLong(ValueError):
+    """The page's HTML is longer than the monitor reads."""
+
+
 _META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?\s*([a-zA-Z0-9_.:-]+)", re.IGNORECASE)
 
 
-def normalized_text(body: bytes, content_type: str | None) -> str:
+def normalized_text(
+    body: bytes, content_type: str | None, *, max_chars: int = MAX_READ_CHARS
+) -> str:
     """The text a reader would compare, with volatile tokens removed, for HTML and text
     bodies; "" for binary bodies, which have no text to normalise (content_hash hashes their
-    bytes instead)."""
+    bytes instead). Raises PageTooLong for HTML longer than `max_chars`."""
     media_type, charset = _media_type(body, content_type)
     if media_type in _HTML_TYPES:
         html = _decode(body, charset or _meta_charset(body))
-        # Beyond the caps, text is compared as it is: the parser and the patterns are linear,
-        # but a page past them would cost the run more than a second.
-        html, rest = html[:MAX_PARSED_CHARS], html[MAX_PARSED_CHARS:]
-        # Collapse first so the patterns see plain spaces, again after to close the gaps.
-        text = _collapse(_visible_text(html))
-        text, unmatched = text[:MAX_MATCHED_CHARS], text[MAX_MATCHED_CHARS:]
-        for pattern in _VOLATILE:
-            text = pattern.sub(r"\1" if pattern is _STAMP else "", text)
-        # The rest only has its whitespace collapsed (Unicode normalisation costs more).
-        return " ".join(" ".join((_collapse(text), unmatched, rest)).split())
+        if len(html) > max_chars:
+            raise PageTooLong(
+                f"the page's HTML is {len(html)} characters long; the monitor reads up to "
+                f"{max_chars} (MONITOR_MAX_READ_CHARS)"
+            )
+        return _readable(html)
     if _is_text(media_type):
         return _collapse(_decode(body, charset))
     return ""
 
 
-def content_hash(body: bytes, content_type: str | None) -> str:
+def _readable(html: str) -> str:
+    """The visible text of `html` without volatile tokens, whitespace collapsed."""
+    # Collapse first so the patterns see plain spaces, again after to close the gaps.
+    text = _collapse(_visible_text(html))
+    for pattern in _VOLATILE:
+        text = pattern.sub(r"\1" if pattern is _STAMP else "", text)
+    return _collapse(text)
+
+
+def content_hash(body: bytes, content_type: str | None, *, max_chars: int = MAX_READ_CHARS) -> str:
     """The "sha256:<hex>" digest of normalized_text, or of the raw bytes for binary bodies
     (PDFs and the like)."""
     media_type, _ = _media_type(body, content_type)
     if media_type in _HTML_TYPES or _is_text(media_type):
-        data = normalized_text(body, content_type).encode("utf-8")
+        data = normalized_text(body, content_type, max_chars=max_chars).encode("utf-8")
     else:
         data = body
     return "sha256:" + hashlib.sha256(data).hexdigest()
@@ -166,6 +179,8 @@ class _VisibleText:
 
 
 def _is_hidden(attrib: dict[str, str]) -> bool:
+    if not attrib:
+        return False  # most elements: spares two lookups on lxml's mapping
     return "hidden" in attrib or (attrib.get("aria-hidden") or "").lower() == "true"
 
 

@@ -24,7 +24,7 @@ from compliance_site.monitoring.models import (
     ReviewFlag,
     SourceSnapshot,
 )
-from compliance_site.monitoring.normalize import NORMALIZER_VERSION, content_hash
+from compliance_site.monitoring.normalize import NORMALIZER_VERSION, PageTooLong, content_hash
 from compliance_site.records.models import ResourceType
 from compliance_site.records.selectors import live_resources
 from shared import cache
@@ -117,7 +117,14 @@ def source_fetch(
         )
         return replace(outcome, status_code=result.status_code)
     try:
-        digest = content_hash(result.body, result.headers.get("content-type"))
+        digest = content_hash(
+            result.body,
+            result.headers.get("content-type"),
+            max_chars=settings.MONITOR_MAX_READ_CHARS,
+        )
+    except PageTooLong as exc:
+        outcome = failed("too_long_to_compare", str(exc))
+        return replace(outcome, status_code=result.status_code)
     except Exception as exc:  # one page must not stop the run
         logger.exception("normalising a monitored page failed")
         outcome = failed("unreadable_page", f"the page could not be read: {exc}")

@@ -285,7 +285,8 @@ HOSTILE_PAGES = {
     "/meta-base64": (b"<meta charset=base64><p>Notice</p>", {"Content-Type": "text/html"}),
     "/commas": (b"<p>" + b"1," * 40_000 + b"</p>", HTML),
     "/anchors": (b"<a " * 100_000, HTML),
-    "/comments": (b"<!--" * 100_000, HTML),
+    "/comments": (b"<!--" * 50_000, HTML),
+    "/too-long": (b"<p>" + b"1," * 2_000_000 + b"</p>", HTML),
     "/broken": (b"down", {}),
 }
 
@@ -316,7 +317,7 @@ def test_monitor_sources_records_each_failing_source_and_goes_on(hostile_sources
     status, out, err = run_command("monitor_sources")
 
     assert status == 0
-    assert "8 fetched, 2 failed (1 http_503, 1 url_too_long)" in out
+    assert "9 fetched, 3 failed (1 http_503, 1 too_long_to_compare, 1 url_too_long)" in out
     good = SourceSnapshot.objects.get(url=hostile_sources.url("/good"))
     assert good.successful
     for path in ("/rot13", "/meta-base64", "/commas", "/anchors", "/comments"):
@@ -326,6 +327,8 @@ def test_monitor_sources_records_each_failing_source_and_goes_on(hostile_sources
     assert long_source.consecutive_failures == 1
     assert "url_too_long" not in SourceSnapshot.objects.values_list("error", flat=True)
     assert "the page answered HTTP 503" in MonitoredSource.objects.get(name="/broken").last_error
+    too_long = MonitoredSource.objects.get(name="/too-long").last_error
+    assert "the monitor reads up to 300000" in too_long
     assert "failed: TX" in err
     assert_public_surfaces_answer_for_monitoring(client, api_key)
 
@@ -349,7 +352,7 @@ def test_a_source_that_keeps_failing_is_backed_off(hostile_sources):
     status, out, _err = run_command("monitor_sources")
 
     assert status == 0
-    assert "2 backed off" in out  # the 503 page and the over-long URL
+    assert "3 backed off" in out  # the 503 page, the over-long page and the over-long URL
     assert hostile_sources.requests_to("/broken") == []
     assert hostile_sources.requests_to("/good") != []
 
