@@ -72,4 +72,4 @@ MONITOR_USER_AGENT = env_str(
 MONITOR_TIMEOUT_SECONDS = env_int("MONITOR_TIMEOUT_SECONDS", 15)
 MONITOR_MAX_BYTES = env_int("MONITOR_MAX_BYTES", 5 * 1024 * 1024)
 # The longest HTML page the monitor reads, in characters (compliance_site/monitoring/normalize.py).
-MONITOR_MAX_READ_CHARS = env_int("MONITOR_MAX_READ_CHARS", 300_000)
+MONITOR_MAX_READ_CHARS = 300_000

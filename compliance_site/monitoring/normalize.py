@@ -88,7 +88,7 @@ _INVISIBLE_CHARS = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"
 # linear (none backtracks), but a page at the 5 MiB body cap would still cost the run seconds.
 # A longer page is refused (PageTooLong) rather than compared in part: any cut by position
 # moves whenever a token before it changes length, and would flag the page every week.
-# MONITOR_MAX_READ_CHARS raises it for a source that needs more.
+# The MONITOR_MAX_READ_CHARS setting raises it.
 MAX_READ_CHARS = 300_000
 
 
