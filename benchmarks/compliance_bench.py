@@ -137,7 +137,7 @@ def main() -> None:
 
     from compliance_site.access.keys import api_key_create
     from compliance_site.records.models import ResourceVersion
-    from compliance_site.records.services import reindex
+    from compliance_site.records.reindex import reindex
 
     call_command("migrate", verbosity=0)
 

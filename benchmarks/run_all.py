@@ -29,6 +29,7 @@ PG = "postgres://postgres@127.0.0.1:5432"
 # (name, arguments, extra environment)
 SCRIPTS: list[tuple[str, list[str], dict[str, str]]] = [
     ("compliance_bench", ["benchmarks/compliance_bench.py"], {}),
+    ("compliance_hostile_bench", ["benchmarks/compliance_hostile_bench.py"], {}),
     ("news_bench", ["benchmarks/news_bench.py"], {}),
     ("news_api_bench", ["benchmarks/news_api_bench.py"], {}),
     ("news_mcp_bench", ["benchmarks/news_mcp_bench.py"], {}),

@@ -34,7 +34,7 @@ MIDDLEWARE = [
     STATIC_MIDDLEWARE,
     AUDIENCE_MIDDLEWARE,
     "shared.security.SurfaceCSPMiddleware",
-    "compliance_site.access.middleware.ApiAccessMiddleware",
+    "compliance_site.api.middleware.ApiAccessMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -89,3 +89,5 @@ MONITOR_USER_AGENT = env_str(
 )
 MONITOR_TIMEOUT_SECONDS = env_int("MONITOR_TIMEOUT_SECONDS", 15)
 MONITOR_MAX_BYTES = env_int("MONITOR_MAX_BYTES", 5 * 1024 * 1024)
+# The longest HTML page the monitor reads, in characters (compliance_site/monitoring/normalize.py).
+MONITOR_MAX_READ_CHARS = 300_000

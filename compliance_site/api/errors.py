@@ -6,6 +6,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from rest_framework import exceptions
 from rest_framework.response import Response
 
+from compliance_site.records.selectors import RecordNotFound
 from shared.http import payload_too_large_message, plain_payload_too_large
 from shared.outages import MESSAGE, retry_after_seconds
 
@@ -66,6 +67,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     # Anything else (a bug, a database outage) goes on to handler500 (api/handlers.py).
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
+    if isinstance(exc, RecordNotFound):
+        exc = NotFound(exc.message, code=exc.code)
     if isinstance(exc, ApiError):
         code, message = exc.code, exc.message
     elif isinstance(exc, exceptions.APIException):

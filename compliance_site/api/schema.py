@@ -1,7 +1,8 @@
 """OpenAPI additions for the compliance API, so that the schema describes every answer.
 
-The views declare what is theirs (parameters with the bounds their validators apply, their own
-error statuses, the conditional-read headers) through `@extend_schema`, with the pieces below.
+Each view's own documentation (parameters with the bounds their validators apply, its error
+statuses, the conditional-read headers, its envelope) is one `@extend_schema` decorator at the
+end of this module, so the views hold only their behaviour.
 The hook `postprocess` adds what every operation shares: the error envelope components, the Bearer
 scheme, 401/406/429/500/503, the rate-limit headers that ApiAccessMiddleware puts on every answer,
 and `allowEmptyValue` on query parameters (an empty value counts as an absent one).
@@ -9,8 +10,15 @@ and `allowEmptyValue` on query parameters (an empty value counts as an absent on
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
+from rest_framework import serializers
 
+from compliance_site.api import serializers as shapes
 from compliance_site.api.serializers import MAX_INT
 from compliance_site.records.documents import JURISDICTIONS
 
@@ -230,3 +238,147 @@ def postprocess(result: dict[str, Any], generator, request, public) -> dict[str,
                 for name, (description, schema) in _RATE_LIMIT_HEADERS.items():
                     headers.setdefault(name, {"description": description, "schema": schema})
     return result
+
+
+# Per-operation documentation, one decorator per view (compliance_site/api/views.py). ---------
+
+_API_META = inline_serializer("ApiMeta", {"api_version": serializers.CharField()})
+_STATE_RESPONSE = inline_serializer(
+    "StateEnvelope",
+    {
+        "data": serializers.DictField(help_text="The state payload (see the state schema)."),
+        "meta": shapes.VersionMetaSerializer(),
+    },
+)
+
+
+META = extend_schema(
+    responses=inline_serializer(
+        "MetaEnvelope",
+        {"data": shapes.DatasetMetadataSerializer(), "meta": _API_META},
+    )
+)
+STATE = extend_schema(
+    parameters=[
+        ABBR,
+        shapes.StateReadParams,
+        *CONDITIONAL_REQUEST_HEADERS,
+        *CONDITIONAL_RESPONSE_HEADERS,
+    ],
+    responses={200: _STATE_RESPONSE, **NOT_MODIFIED, **errors(400, 404, 412)},
+    description=(
+        "The live record, a pinned `version`, or the record `as_of` a date (the highest "
+        "version released on or before that day). Sending both is a 400. The abbreviation "
+        "is case-insensitive. A pinned version is served `Cache-Control: immutable`. "
+        "Conditional reads follow RFC 9110: `If-None-Match` / `If-Modified-Since` give 304, "
+        "a failed `If-Match` / `If-Unmodified-Since` 412."
+    ),
+)
+STATE_VERSIONS = extend_schema(
+    operation_id="states_versions_list",
+    parameters=[ABBR],
+    responses={
+        200: inline_serializer(
+            "VersionListEnvelope",
+            {
+                "data": shapes.VersionListItemSerializer(many=True),
+                "meta": inline_serializer(
+                    "VersionListMeta",
+                    {"api_version": serializers.CharField(), "count": serializers.IntegerField()},
+                ),
+            },
+        ),
+        **errors(404),
+    },
+)
+STATE_VERSION = extend_schema(
+    parameters=[
+        ABBR,
+        VERSION_NUMBER,
+        *CONDITIONAL_REQUEST_HEADERS,
+        *CONDITIONAL_RESPONSE_HEADERS,
+    ],
+    responses={200: _STATE_RESPONSE, **NOT_MODIFIED, **errors(400, 404, 412)},
+)
+ESA_PROGRAMS = extend_schema(
+    operation_id="esa_programs_list",
+    responses=inline_serializer(
+        "EsaProgramListEnvelope",
+        {
+            "data": shapes.EsaProgramSerializer(many=True),
+            "meta": inline_serializer(
+                "EsaListMeta",
+                {"api_version": serializers.CharField(), "count": serializers.IntegerField()},
+            ),
+        },
+    ),
+)
+ESA_PROGRAM = extend_schema(
+    parameters=[ABBR],
+    responses={
+        200: inline_serializer(
+            "EsaProgramEnvelope",
+            {"data": shapes.EsaProgramSerializer(), "meta": shapes.VersionMetaSerializer()},
+        ),
+        **errors(404),
+    },
+    description="404 `esa_program_not_found` when the state exists but has no ESA program.",
+)
+CITATION = extend_schema(
+    parameters=[ABBR],
+    responses={
+        200: inline_serializer(
+            "CitationEnvelope",
+            {"data": shapes.CitationSerializer(), "meta": shapes.VersionMetaSerializer()},
+        ),
+        **errors(404),
+    },
+)
+CHANGES = extend_schema(
+    parameters=[
+        shapes.ChangeFeedParams,
+        OpenApiParameter(
+            "since",
+            {"type": "string", "format": "date-time", "maxLength": 64},
+            description="Keeps events with committed_at >= since. An ISO 8601 timestamp "
+            "(without an offset: UTC; a `+` decoded to a space is repaired).",
+        ),
+    ],
+    responses={
+        200: inline_serializer(
+            "ChangeFeedEnvelope",
+            {
+                "data": shapes.ChangeEventSerializer(many=True),
+                "meta": inline_serializer(
+                    "ChangeFeedMeta",
+                    {
+                        "api_version": serializers.CharField(),
+                        "count": serializers.IntegerField(help_text="Events in this page."),
+                        "next_cursor": serializers.CharField(required=False),
+                        "sync_token": serializers.CharField(),
+                    },
+                ),
+            },
+        ),
+        **errors(400),
+    },
+)
+REVIEW_FLAGS = extend_schema(
+    auth=KEY_OPTIONAL,
+    responses=inline_serializer(
+        "ReviewFlagsEnvelope",
+        {
+            "data": shapes.ReviewReportSerializer(),
+            "meta": inline_serializer(
+                "ReviewFlagsMeta",
+                {
+                    "api_version": serializers.CharField(),
+                    "count_flagged": serializers.IntegerField(),
+                    "count_stale": serializers.IntegerField(),
+                },
+            ),
+        },
+    ),
+    description="Public: no key needed, but a key that is sent must be valid (else 401). "
+    "Cached for 5 minutes.",
+)

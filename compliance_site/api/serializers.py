@@ -65,7 +65,10 @@ class ChangeEventSerializer(serializers.Serializer):
     version = serializers.IntegerField()
     released_at = serializers.DateField()
     git_sha = serializers.CharField()
-    committed_at = serializers.DateTimeField(help_text="With the commit's own UTC offset.")
+    committed_at = serializers.DateTimeField(
+        help_text="The true instant, with the commit's own UTC offset; in UTC (+00:00) when the "
+        "commit claims an offset of 24 hours or more, which git stores but no clock has."
+    )
     committed_by = serializers.CharField(help_text="The commit author.")
     change_summary = serializers.CharField(help_text="The commit message.")
     source = serializers.ChoiceField(choices=ChangeSource.values)

@@ -1,9 +1,18 @@
 from django.contrib import admin
-from django.core.cache import cache
 from django.utils import timezone
 
-from compliance_site.monitoring.models import FlagOrigin, ReviewFlag, SourceSnapshot
-from compliance_site.monitoring.services import REVIEW_REPORT_CACHE_KEY, flags_clear
+from compliance_site.monitoring.models import (
+    FlagOrigin,
+    MonitoredSource,
+    ReviewFlag,
+    SourceSnapshot,
+)
+from compliance_site.monitoring.services import (
+    REVIEW_REPORT_CACHE_KEY,
+    flags_clear,
+    sources_retry,
+)
+from shared import cache
 
 
 @admin.register(ReviewFlag)
@@ -36,6 +45,41 @@ class ReviewFlagAdmin(admin.ModelAdmin):
 class SourceSnapshotAdmin(admin.ModelAdmin):
     list_display = ["state_abbreviation", "url", "fetched_at", "successful", "error"]
     list_filter = ["successful", "state_abbreviation"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(MonitoredSource)
+class MonitoredSourceAdmin(admin.ModelAdmin):
+    """Where an operator sees a source that fails: why, how often in a row, and when the
+    monitor tries it again."""
+
+    list_display = [
+        "state_abbreviation",
+        "name",
+        "short_url",
+        "consecutive_failures",
+        "last_error",
+        "last_success_at",
+        "next_attempt_at",
+    ]
+    list_filter = ["state_abbreviation", ("last_error", admin.EmptyFieldListFilter)]
+    search_fields = ["state_abbreviation", "name", "url", "last_error"]
+    ordering = ["-consecutive_failures", "state_abbreviation"]
+    actions = ["retry_sources"]
+
+    @admin.display(description="URL")
+    def short_url(self, obj: MonitoredSource) -> str:
+        return obj.url if len(obj.url) <= 100 else f"{obj.url[:100]}… ({len(obj.url)} chars)"
+
+    @admin.action(description="Try the selected sources at the next run (end their backoff)")
+    def retry_sources(self, request, queryset):
+        count = sources_retry(sources=list(queryset))
+        self.message_user(request, f"{count} sources will be tried at the next run.")
 
     def has_add_permission(self, request):
         return False

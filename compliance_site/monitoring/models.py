@@ -13,6 +13,10 @@ class SourceSnapshot(models.Model):
     successful = models.BooleanField()
     status_code = models.PositiveSmallIntegerField(null=True, blank=True)
     error = models.CharField(max_length=500, blank=True)
+    # Which normaliser made content_hash (normalize.NORMALIZER_VERSION). Hashes are compared
+    # only between snapshots of one version, so a new normaliser re-baselines every page
+    # instead of flagging every state whose text it reads differently.
+    normalizer_version = models.PositiveSmallIntegerField(default=1)
 
     class Meta:
         indexes = [
@@ -55,3 +59,30 @@ class ReviewFlag(models.Model):
     def __str__(self) -> str:
         status = "cleared" if self.cleared_at else "open"
         return f"{self.state_abbreviation}: {self.reason[:60]} ({status})"
+
+
+class MonitoredSource(models.Model):
+    """How the monitor is doing with one source URL of one state: the readable reason of its
+    last failure, and when it is tried again. A source that keeps failing is backed off."""
+
+    state_abbreviation = models.CharField(max_length=2)
+    # Any length: the URL comes from a data file, and a URL too long to fetch is recorded here.
+    url = models.TextField()
+    url_hash = models.CharField(max_length=64, help_text="SHA-256 of the URL, for lookups.")
+    name = models.CharField(max_length=255, blank=True)
+    consecutive_failures = models.PositiveIntegerField(default=0)
+    last_error = models.TextField(blank=True)
+    last_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_success_at = models.DateTimeField(null=True, blank=True)
+    # Backed off until then; None means "at the next run".
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["state_abbreviation", "url_hash"], name="unique_monitored_source"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.state_abbreviation} {self.url[:80]}"

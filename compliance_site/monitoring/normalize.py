@@ -11,7 +11,11 @@ import hashlib
 import re
 import unicodedata
 from email.message import Message
-from html.parser import HTMLParser
+
+from lxml import etree
+
+# 2: HTML read by libxml2 (lxml) instead of html.parser, with the length caps.
+NORMALIZER_VERSION = 2
 
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _TEXT_TYPES = frozenset({"application/json", "application/xml", "application/javascript"})
@@ -73,69 +77,90 @@ _VOLATILE = [
     # long plain words survive).
     re.compile(r"(?<![\w+/=-])(?=[\w+/=-]*\d)[\w+/=-]{24,}(?![\w+/=-])", re.ASCII),
     re.compile(
-        r"\b\d[\d,.]*\s+(?:unique\s+)?(?:visitors?|visits|page\s*views|hits)\b"
+        r"(?<!\w)(?<!\d[,.])\d[\d,.]*+\s+(?:unique\s+)?(?:visitors?|visits|page\s*views|hits)\b"
         r"|\b(?:visitors?|visits|page\s*views|hits)(?:\s+(?:count|number))?\s*[:#]\s*\d[\d,.]*",
         re.IGNORECASE,
     ),
 ]
 # Characters that render as nothing; editors and CMSes add and drop them at will.
 _INVISIBLE_CHARS = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+# The longest HTML page (in characters) the monitor reads. The parser and the patterns are
+# linear (none backtracks), but a page at the 5 MiB body cap would still cost the run seconds.
+# A longer page is refused (PageTooLong) rather than compared in part: any cut by position
+# moves whenever a token before it changes length, and would flag the page every week.
+# The MONITOR_MAX_READ_CHARS setting raises it.
+MAX_READ_CHARS = 300_000
+
+
+class PageTooLong(ValueError):
+    """The page's HTML is longer than the monitor reads."""
+
+
 _META_CHARSET = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?\s*([a-zA-Z0-9_.:-]+)", re.IGNORECASE)
 
 
-def normalized_text(body: bytes, content_type: str | None) -> str:
+def normalized_text(
+    body: bytes, content_type: str | None, *, max_chars: int = MAX_READ_CHARS
+) -> str:
     """The text a reader would compare, with volatile tokens removed, for HTML and text
     bodies; "" for binary bodies, which have no text to normalise (content_hash hashes their
-    bytes instead)."""
+    bytes instead). Raises PageTooLong for HTML longer than `max_chars`."""
     media_type, charset = _media_type(body, content_type)
     if media_type in _HTML_TYPES:
-        # Collapse first so the patterns see plain spaces, again after to close the gaps.
-        text = _collapse(_visible_text(_decode(body, charset or _meta_charset(body))))
-        for pattern in _VOLATILE:
-            text = pattern.sub(r"\1" if pattern is _STAMP else "", text)
-        return _collapse(text)
+        html = _decode(body, charset or _meta_charset(body))
+        if len(html) > max_chars:
+            raise PageTooLong(
+                f"the page's HTML is {len(html)} characters long; the monitor reads up to "
+                f"{max_chars} (MONITOR_MAX_READ_CHARS)"
+            )
+        return _readable(html)
     if _is_text(media_type):
         return _collapse(_decode(body, charset))
     return ""
 
 
-def content_hash(body: bytes, content_type: str | None) -> str:
+def _readable(html: str) -> str:
+    """The visible text of `html` without volatile tokens, whitespace collapsed."""
+    # Collapse first so the patterns see plain spaces, again after to close the gaps.
+    text = _collapse(_visible_text(html))
+    for pattern in _VOLATILE:
+        text = pattern.sub(r"\1" if pattern is _STAMP else "", text)
+    return _collapse(text)
+
+
+def content_hash(body: bytes, content_type: str | None, *, max_chars: int = MAX_READ_CHARS) -> str:
     """The "sha256:<hex>" digest of normalized_text, or of the raw bytes for binary bodies
     (PDFs and the like)."""
     media_type, _ = _media_type(body, content_type)
     if media_type in _HTML_TYPES or _is_text(media_type):
-        data = normalized_text(body, content_type).encode("utf-8")
+        data = normalized_text(body, content_type, max_chars=max_chars).encode("utf-8")
     else:
         data = body
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-class _VisibleText(HTMLParser):
+class _VisibleText:
+    """A parser target for lxml's HTML parser (libxml2: linear time on any markup, where the
+    standard library's html.parser takes quadratic time on runs of `<a `, `<x` or `<!--`)."""
+
     def __init__(self) -> None:
-        # convert_charrefs unescapes entities in text, including ones split across chunks.
-        super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
         self._hidden_tag: str | None = None
         self._hidden_depth = 0
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
         if self._hidden_tag is not None:
             if tag == self._hidden_tag:
                 self._hidden_depth += 1
             return
         # Attributes never reach the text, which is what drops hidden inputs, CSRF tokens and
         # <meta> content; elements marked hidden are skipped with their content.
-        if tag not in _VOID and (tag in _INVISIBLE or _is_hidden(attrs)):
+        if tag not in _VOID and (tag in _INVISIBLE or _is_hidden(attrib)):
             self._hidden_tag, self._hidden_depth = tag, 1
         elif tag in _BLOCKS:
             self.parts.append(" ")
 
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        # Self-closing syntax: never opens a hidden region.
-        if self._hidden_tag is None and tag in _BLOCKS:
-            self.parts.append(" ")
-
-    def handle_endtag(self, tag: str) -> None:
+    def end(self, tag: str) -> None:
         if self._hidden_tag is not None:
             if tag == self._hidden_tag:
                 self._hidden_depth -= 1
@@ -145,23 +170,34 @@ class _VisibleText(HTMLParser):
         if tag in _BLOCKS:
             self.parts.append(" ")
 
-    def handle_data(self, data: str) -> None:
+    def data(self, data: str) -> None:
         if self._hidden_tag is None:
             self.parts.append(data)
 
+    def close(self) -> str:
+        return "".join(self.parts)
 
-def _is_hidden(attrs: list[tuple[str, str | None]]) -> bool:
-    for name, value in attrs:
-        if name == "hidden" or (name == "aria-hidden" and (value or "").lower() == "true"):
-            return True
-    return False
+
+def _is_hidden(attrib: dict[str, str]) -> bool:
+    if not attrib:
+        return False  # most elements: spares two lookups on lxml's mapping
+    return "hidden" in attrib or (attrib.get("aria-hidden") or "").lower() == "true"
 
 
 def _visible_text(html: str) -> str:
-    parser = _VisibleText()
-    parser.feed(html)
-    parser.close()
-    return "".join(parser.parts)
+    if not html.strip():
+        return ""
+    parser = etree.HTMLParser(
+        target=_VisibleText(),
+        encoding="utf-8",
+        recover=True,
+        no_network=True,
+        remove_comments=True,
+        remove_pis=True,
+    )
+    # Bytes with the encoding fixed, so that an XML declaration naming another encoding cannot
+    # make libxml2 refuse or re-decode the text.
+    return etree.fromstring(html.encode("utf-8", errors="replace"), parser)
 
 
 def _media_type(body: bytes, content_type: str | None) -> tuple[str, str | None]:
@@ -189,11 +225,12 @@ def _meta_charset(body: bytes) -> str | None:
 
 
 def _decode(body: bytes, charset: str | None) -> str:
+    """The body as text in its declared charset, or as UTF-8 when the page declares one that
+    is unknown or not a text encoding (`rot13`, `base64`, `idna`, `undefined`)."""
     try:
-        codec = codecs.lookup(charset or "utf-8").name
-    except LookupError:
-        codec = "utf-8"
-    return body.decode(codec, errors="replace")
+        return body.decode(codecs.lookup(charset or "utf-8").name, errors="replace")
+    except (LookupError, UnicodeError, ValueError, TypeError):
+        return body.decode("utf-8", errors="replace")
 
 
 def _collapse(text: str) -> str:

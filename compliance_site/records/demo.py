@@ -21,6 +21,12 @@ ILLUSTRATIVE_HEADER = (
 SEED_MESSAGE = "Seed compliance records for 51 jurisdictions"
 SEED_ACTOR = git.Actor("Compliance Data Team", "data-team@compliance.example")
 SEED_DATE = datetime.datetime.fromisoformat("2025-12-01T09:00:00-05:00")
+# The seeding content carries the verification dates of the data as it stands today, which are
+# after the seed commit; a record cannot be verified after its commit (reindex refuses it), so
+# the seed says "verified on the seed day" and a last commit records the later verifications.
+REVERIFY_MESSAGE = "Record the latest verification dates"
+REVERIFY_ACTOR = SEED_ACTOR
+REVERIFY_DATE = datetime.datetime.fromisoformat("2026-11-16T10:00:00-05:00")
 README = f"""# Compliance data repository (demo)
 
 {ILLUSTRATIVE_HEADER.removeprefix("# ")}
@@ -68,9 +74,13 @@ def _build(root: Path) -> str:
         (root / "README.md").write_text(README, encoding="utf-8")
         (root / "states").mkdir()
         seeded = []
+        verified: dict[str, str] = {}
         for source in sorted((DEMO_DATA_DIR / "states").glob("*.yaml")):
             relative = f"states/{source.name}"
-            _write_state(root / relative, _load(source))
+            data = _load(source)
+            verified[relative] = data["last_verified_at"].isoformat()
+            data["last_verified_at"] = min(data["last_verified_at"], SEED_DATE.date())
+            _write_state(root / relative, data)
             seeded.append(relative)
         _commit(repo, ["README.md", *seeded], SEED_MESSAGE, SEED_ACTOR, SEED_DATE)
 
@@ -85,6 +95,15 @@ def _build(root: Path) -> str:
                 message = f"{message}\n\n{trailer}"
             actor = git.Actor(item["author_name"], item["author_email"])
             _commit(repo, list(item["files"]), message, actor, item["date"])
+
+        reverified = []
+        for relative, day in verified.items():
+            data = _load(root / relative)
+            if str(data["last_verified_at"]) < day:
+                data["last_verified_at"] = datetime.date.fromisoformat(day)
+                _write_state(root / relative, data)
+                reverified.append(relative)
+        _commit(repo, reverified, REVERIFY_MESSAGE, REVERIFY_ACTOR, REVERIFY_DATE)
         return repo.head.commit.hexsha
 
 

@@ -86,6 +86,18 @@ _PayloadLoader.yaml_implicit_resolvers = {
 }
 
 
+# Bounds on what the YAML parser is handed and builds. A state file is a few kilobytes and a few
+# levels deep; the bounds refuse, as an invalid file, the inputs that would make parsing cost
+# exponential time and memory (alias expansion) or crash it (deep nesting overflows the
+# stack of the recursive composer, in C or in Python).
+MAX_FILE_BYTES = 512 * 1024
+MAX_DEPTH = 32
+# Per line, the run of indentation and block markers ("- ", "? ") before a node starts.
+_LEADING_RUN = re.compile(rb"^[ ?-]*", re.MULTILINE)
+_OPENING = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+_CLOSING = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+
+
 class InvalidDocument(Exception):
     def __init__(self, message: str, schema_path: str = "") -> None:
         super().__init__(message)
@@ -184,10 +196,11 @@ def parse_state(path: str, content: bytes, *, checker: StateValidator) -> StateD
             f"{path}: '{stem}' is not one of the 51 jurisdictions' upper-case abbreviations"
         )
     try:
+        _check_bounds(path, content)
         data = yaml.load(content, Loader=_PayloadLoader)  # noqa: S506 - a safe loader subclass
     except yaml.YAMLError as exc:
         raise InvalidDocument(f"{path}: invalid YAML: {exc}") from exc
-    except (ValueError, TypeError, AttributeError) as exc:
+    except (ValueError, TypeError, AttributeError, RecursionError) as exc:
         # PyYAML's constructors fail this way on an explicit tag whose value does not hold
         # (`!!timestamp 2026-02-30`, `!!int x`): still this file's error, not the run's.
         raise InvalidDocument(f"{path}: invalid YAML value: {exc}") from exc
@@ -203,6 +216,49 @@ def parse_state(path: str, content: bytes, *, checker: StateValidator) -> StateD
             schema_path="properties/abbreviation",
         )
     return StateDocument(abbreviation=stem, payload=data)
+
+
+def _check_bounds(path: str, content: bytes) -> None:
+    """Refuse a file that is too large, uses aliases or nests too deeply, before any node is
+    built. libyaml's event parser keeps its own stack, so reading events is linear and safe at
+    any depth, and the walk stops at the first offence."""
+    if len(content) > MAX_FILE_BYTES:
+        raise InvalidDocument(
+            f"{path}: the file is {len(content)} bytes; the limit is {MAX_FILE_BYTES}"
+        )
+    if not _may_exceed_bounds(content):
+        return
+    depth = 0
+    for event in yaml.parse(content, Loader=_Loader):
+        if isinstance(event, yaml.AliasEvent):
+            raise InvalidDocument(
+                f"{path}: YAML aliases (*{event.anchor}) are not allowed in state files"
+            )
+        if isinstance(event, _OPENING):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise InvalidDocument(
+                    f"{path}: nested more than {MAX_DEPTH} levels deep (line "
+                    f"{event.start_mark.line + 1})"
+                )
+        elif isinstance(event, _CLOSING):
+            depth -= 1
+
+
+def _may_exceed_bounds(content: bytes) -> bool:
+    """Whether the file could hold an alias or nest deeper than MAX_DEPTH; False is a proof
+    that it cannot, which spares the event walk (a third of a parse) for ordinary files.
+
+    An alias needs a `*`. A flow collection needs a `[` or `{`. A block collection starts
+    where its line's leading run of spaces and markers ends, and every two block levels move
+    that column right by at least one (a sequence may sit at its parent key's indentation,
+    its entries may not), so block depth is at most 2 * (longest leading run + 1).
+    """
+    if b"*" in content:
+        return True
+    flow = content.count(b"[") + content.count(b"{")
+    leading = max((len(run) for run in _LEADING_RUN.findall(content)), default=0)
+    return 2 * (leading + 1) + flow > MAX_DEPTH
 
 
 def _error_order(error: Any) -> tuple[int, str]:

@@ -3,19 +3,39 @@
 `git log --raw` gives, per commit, its metadata, its `Change-Source` trailer and the blob ids of
 every file it touched (rename-aware, merges diffed against their first parent) in a single
 process, so reindex never walks the history once per file.
+
+Commit metadata is written by whoever made the commit, so it is read as hostile: every field is
+NUL-terminated (`-z` and `%x00`), and git never prints a NUL inside a field (it stops a name or
+message at one), so no byte in a message or author name can shift the fields. The commit time is
+read raw, as seconds since the epoch, which is the true instant whatever offset the commit
+claims; the offset is only how the time is shown.
 """
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta, timezone
 
 import git
 
-# Fields are separated by US (0x1f), commits by RS (0x1e); the message comes last because it is
-# the only free text.
-_FORMAT = "%x1e%H%x1f%an%x1f%cI%x1f%(trailers:key=Change-Source,valueonly,separator=%x2C)%x1f%B%x1f"
+# Field order of each commit record; the message comes last because it is the longest.
+# `%cd` with --date=raw is "<seconds> <offset>" as stored: git converts nothing, where %ci and
+# %cI make `git log` itself fail on some offsets ("Timestamp before Unix epoch").
+_FIELDS = ("%H", "%cd", "%an", "%(trailers:key=Change-Source,valueonly,separator=%x2C)")
+_FORMAT = "%x00".join((*_FIELDS, "%B"))
+_FIELD_COUNT = len(_FIELDS) + 1
 _NULL_SHA = "0" * 40
 _CHUNK = 1 << 16
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
+_LATEST = datetime(9999, 12, 30, tzinfo=UTC)
+# git writes the offset as ±HHMM but stores whatever number the commit object holds.
+_OFFSET = re.compile(r"([+-])(\d{1,9})")
+# C0 and C1 controls (tab and newline are kept in messages): a terminal, a log line or an XML
+# consumer of the change feed would interpret or refuse them.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_LINE_BREAKS = re.compile("[\t\n]")
+AUTHOR_MAX_LENGTH = 255
 
 
 @dataclass(frozen=True)
@@ -30,10 +50,13 @@ class FileChange:
 class Commit:
     sha: str
     author: str
+    # The true instant, shown in the commit's own offset when that offset is one a clock can
+    # have (under 24 hours); otherwise in UTC, and `offset_out_of_range` is True.
     committed_at: datetime
     change_source: str
     message: str
     changes: tuple[FileChange, ...]
+    offset_out_of_range: bool = False
 
 
 class HistoryError(Exception):
@@ -83,61 +106,122 @@ def iter_commits(repo: git.Repo, *, since: str | None, head: str, path: str) -> 
         "-M",
         "--no-abbrev",
         "--no-color",
+        "--encoding=UTF-8",
+        "--date=raw",
         f"--format={_FORMAT}",
         revision,
         "--",
         path,
         as_process=True,
     )
-    stream = process.proc.stdout
-    pending = b""
     try:
-        while chunk := stream.read(_CHUNK):
-            pending += chunk
-            *complete, pending = pending.split(b"\x1e")
-            for record in complete:
-                if record:
-                    yield _parse_record(record)
-        if pending:
-            yield _parse_record(pending)
+        yield from parse_log(_tokens(process.proc.stdout))
     finally:
         process.wait()
 
 
-def _parse_record(record: bytes) -> Commit:
-    text = record.decode("utf-8", errors="replace")
-    header, _, raw = text.rpartition("\x1f\x00")
-    sha, author, committed_at, trailer, message = header.split("\x1f", 4)
+def _tokens(stream) -> Iterator[bytes]:
+    pending = b""
+    while chunk := stream.read(_CHUNK):
+        pending += chunk
+        *complete, pending = pending.split(b"\x00")
+        yield from complete
+    if pending:
+        yield pending
+
+
+def parse_log(tokens: Iterator[bytes]) -> Iterator[Commit]:
+    """Commits from the NUL-separated tokens of `git log -z --raw --format=<_FORMAT>`.
+
+    A record is the format's fields, then the commit terminator, then its raw entries: a meta
+    token starting with ":" followed by one path (two for a rename or copy). Fields come by
+    count, so a message that looks like a raw entry is still a message.
+    """
+    tokens = iter(tokens)
+    token = next(tokens, None)
+    while token is not None:
+        if not token.strip(b"\n"):
+            token = next(tokens, None)
+            continue
+        fields = [token]
+        for _ in range(_FIELD_COUNT - 1):
+            fields.append(next(tokens, b""))
+        changes: list[FileChange] = []
+        token = next(tokens, None)
+        while token is not None:
+            meta = token.strip(b"\n")
+            if not meta:
+                token = next(tokens, None)
+                continue
+            if not meta.startswith(b":"):
+                break  # the next commit's SHA
+            letter, new_sha = _raw_meta(meta)
+            if letter in "RC":
+                old_path, new_path = _text(next(tokens, b"")), _text(next(tokens, b""))
+            else:
+                old_path, new_path = None, _text(next(tokens, b""))
+            blob = None if letter == "D" or new_sha == _NULL_SHA else new_sha
+            changes.append(FileChange(letter, new_path, old_path, blob))
+            token = next(tokens, None)
+        yield _commit(fields, tuple(changes))
+
+
+def _raw_meta(meta: bytes) -> tuple[str, str]:
+    _old_mode, _new_mode, _old_sha, new_sha, status = meta[1:].decode("ascii").split(" ")
+    return status[0], new_sha
+
+
+def _commit(fields: list[bytes], changes: tuple[FileChange, ...]) -> Commit:
+    sha, raw_date, author, trailer, message = (_text(field) for field in fields)
+    committed_at, out_of_range = commit_time(raw_date)
     return Commit(
-        sha=sha,
-        author=author,
-        committed_at=datetime.fromisoformat(committed_at),
+        sha=sha.strip("\n"),
+        author=clean_text(author, multiline=False)[:AUTHOR_MAX_LENGTH],
+        committed_at=committed_at,
         change_source=_last_trailer_value(trailer),
-        message=message.rstrip("\x1f").strip(),
-        changes=tuple(_parse_raw(raw)),
+        message=clean_text(message, multiline=True).strip(),
+        changes=changes,
+        offset_out_of_range=out_of_range,
     )
+
+
+def commit_time(raw_date: str) -> tuple[datetime, bool]:
+    """The commit instant from git's raw date ("<seconds> <±HHMM>") in its own offset, and
+    whether that offset was out of range (24 hours or more, 60 minutes or more, unreadable)
+    and replaced by UTC.
+
+    An instant outside what a datetime holds (years 1 to 9999) is clamped to that range; a time
+    git cannot read at all (it prints nothing for a negative one) is the Unix epoch.
+    """
+    seconds, _, offset = raw_date.strip().partition(" ")
+    try:
+        instant = _EPOCH + timedelta(seconds=int(seconds))
+    except ValueError:
+        instant = _EPOCH
+    except OverflowError:
+        instant = _LATEST if not seconds.startswith("-") else _EARLIEST
+    instant = min(max(instant, _EARLIEST), _LATEST)
+    match = _OFFSET.fullmatch(offset.strip())
+    if match is None:
+        return instant, True
+    hours, minutes = divmod(int(match[2]), 100)
+    if hours >= 24 or minutes >= 60:
+        return instant, True
+    sign = -1 if match[1] == "-" else 1
+    return instant.astimezone(timezone(sign * timedelta(hours=hours, minutes=minutes))), False
+
+
+def clean_text(text: str, *, multiline: bool) -> str:
+    """`text` without control characters; a single-line field (a name) also loses tabs and
+    line breaks."""
+    text = _CONTROLS.sub("", text)
+    return text if multiline else _LINE_BREAKS.sub(" ", text)
+
+
+def _text(value: bytes) -> str:
+    return value.decode("utf-8", errors="replace")
 
 
 def _last_trailer_value(trailer: str) -> str:
     values = [value.strip() for value in trailer.split(",") if value.strip()]
     return values[-1] if values else ""
-
-
-def _parse_raw(raw: str) -> Iterator[FileChange]:
-    tokens = [token for token in raw.strip("\n").split("\x00")]
-    index = 0
-    while index < len(tokens):
-        meta = tokens[index].strip("\n")
-        index += 1
-        if not meta.startswith(":"):
-            continue
-        _old_mode, _new_mode, _old_sha, new_sha, status = meta[1:].split(" ")
-        letter = status[0]
-        if letter in "RC":
-            old_path, path = tokens[index], tokens[index + 1]
-            index += 2
-        else:
-            old_path, path = None, tokens[index]
-            index += 1
-        blob = None if letter == "D" or new_sha == _NULL_SHA else new_sha
-        yield FileChange(status=letter, path=path, old_path=old_path, blob_sha=blob)

@@ -16,7 +16,12 @@ from typing import Any
 
 import git
 
-from compliance_site.records.documents import InvalidDocument, StateValidator, parse_state
+from compliance_site.records.documents import (
+    MAX_FILE_BYTES,
+    InvalidDocument,
+    StateValidator,
+    parse_state,
+)
 
 # Below this many files per worker, starting processes costs more than it saves.
 _FILES_PER_WORKER = 400
@@ -40,7 +45,13 @@ class _Reader:
     def parse(self, job: tuple[str, str]) -> Parsed:
         path, blob_sha = job
         try:
-            content = self.repo.odb.stream(bytes.fromhex(blob_sha)).read()
+            stream = self.repo.odb.stream(bytes.fromhex(blob_sha))
+            if stream.size > MAX_FILE_BYTES:
+                # Refused before reading: the cap is on what reaches memory and the parser.
+                raise InvalidDocument(
+                    f"{path}: the file is {stream.size} bytes; the limit is {MAX_FILE_BYTES}"
+                )
+            content = stream.read()
             if _object_id(content, blob_sha) != blob_sha:
                 # git can hand back a damaged object's bytes without complaint.
                 raise ValueError("its content does not match its object id (corrupt object)")

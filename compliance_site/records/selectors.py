@@ -14,11 +14,71 @@ from compliance_site.records.models import (
     ResourceVersion,
 )
 
+# The largest version number a read looks up (the column is a 32-bit integer).
+MAX_VERSION = 2**31 - 1
+
+
+class RecordNotFound(Exception):
+    """A read found nothing. The API renders `code` with status 404."""
+
+    code = "not_found"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class UnknownState(RecordNotFound):
+    """No such jurisdiction, or none of its records is published yet."""
+
+    code = "state_not_found"
+
+
+class UnknownVersion(RecordNotFound):
+    """The state is published, but not in the version (or on the day) asked for."""
+
+    code = "version_not_found"
+
 
 def jurisdiction_normalize(abbreviation: str) -> str | None:
     """Upper-case a path's abbreviation; None when it names no jurisdiction."""
     candidate = abbreviation.upper()
     return candidate if candidate in JURISDICTIONS else None
+
+
+def jurisdiction_key(abbreviation: str) -> str:
+    """The jurisdiction a path names (case-insensitive); raises UnknownState."""
+    # ASCII first: str.upper() maps some letters to two ("\ufb02" gives "FL").
+    key = jurisdiction_normalize(abbreviation) if abbreviation.isascii() else None
+    if key is None:
+        raise UnknownState(f"no jurisdiction with the abbreviation '{abbreviation[:10]}'")
+    return key
+
+
+def resource_read(
+    *, resource_type: str, key: str, version: int | None = None, day: date | None = None
+) -> ResourceVersion:
+    """The live version of a resource, a pinned `version`, or the one live at the end of
+    `day`. The one place that tells "no such state" (UnknownState) from "no such version"
+    (UnknownVersion)."""
+    if version is not None:
+        found = (
+            resource_version(resource_type=resource_type, key=key, version=version)
+            if 1 <= version <= MAX_VERSION
+            else None
+        )
+    elif day is not None:
+        found = resource_as_of(resource_type=resource_type, key=key, day=day)
+    else:
+        found = resource_live(resource_type=resource_type, key=key)
+    if found is not None:
+        return found
+    pinned = version is not None or day is not None
+    if not pinned or resource_live(resource_type=resource_type, key=key) is None:
+        raise UnknownState(f"no published record for {key}")
+    if version is not None:
+        raise UnknownVersion(f"{key} has no version {str(version)[:20]}")
+    raise UnknownVersion(f"{key} had no published version on {day.isoformat()}")
 
 
 def resource_live(*, resource_type: str, key: str) -> ResourceVersion | None:

@@ -18,7 +18,7 @@ def state_payload(abbr: str, **overrides: Any) -> dict[str, Any]:
     payload: dict[str, Any] = {
         "abbreviation": abbr,
         "name": STATE_NAMES.get(abbr, f"State {abbr}"),
-        "last_verified_at": "2026-03-14",
+        "last_verified_at": "2025-12-15",
         "summary": f"Homeschooling in {STATE_NAMES.get(abbr, abbr)} is legal.",
         "notice": {
             "required": True,

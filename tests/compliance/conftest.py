@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from compliance_site.access.keys import api_key_create
-from compliance_site.records.services import ReindexReport, reindex
+from compliance_site.records.reindex import ReindexReport, reindex
 from tests.compliance.builders import DataRepo
 
 

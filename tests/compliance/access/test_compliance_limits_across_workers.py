@@ -2,7 +2,7 @@
 share Redis."""
 
 from concurrent.futures import ThreadPoolExecutor
-from datetime import date
+from datetime import UTC, date, datetime
 
 import httpx
 import pytest
@@ -83,7 +83,7 @@ def test_the_review_report_is_one_shared_copy_that_a_new_flag_refreshes(
     if not django_settings.CACHES["default"]["BACKEND"].endswith("RedisCache"):
         pytest.skip("flag_raise here must clear the servers' Redis (the PostgreSQL pass)")
     data_repo.write("TX", state_payload("TX", last_verified_at=date.today().isoformat()))
-    data_repo.commit("Seed")
+    data_repo.commit("Seed", when=datetime.now(UTC))
     run_reindex()
     first, second = (f"{s.url}/api/v1/compliance/review_flags" for s in servers)
 

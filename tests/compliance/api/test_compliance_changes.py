@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from compliance_site.api.serializers import ChangeEventSerializer, VersionListItemSerializer
 from compliance_site.records.documents import JURISDICTIONS
 from compliance_site.records.models import ResourceVersion
-from compliance_site.records.services import reindex
+from compliance_site.records.reindex import reindex
 from tests.compliance.builders import ESA, state_payload
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -209,7 +209,10 @@ def walk_from(api, cursor, **params):
 def test_a_sync_token_returns_exactly_what_was_published_after_it(api, feed, data_repo):
     token = api.get("/changes").json()["meta"]["sync_token"]
     data_repo.update("CA", summary="After the token.")
-    data_repo.write("NY", state_payload("NY", summary="Backdated after the token."))
+    data_repo.write(
+        "NY",
+        state_payload("NY", summary="Backdated after the token.", last_verified_at="2025-01-01"),
+    )
     data_repo.commit("Backdated", when=datetime(2025, 1, 1, tzinfo=UTC))
     reindex(repo_path=str(data_repo.path))
 

@@ -16,6 +16,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def states(data_repo, run_reindex):
     today = timezone.now().date()
+    # Commits dated from today: a record cannot be verified after its commit.
+    data_repo.clock = timezone.now()
     data_repo.write("TX", state_payload("TX", last_verified_at=today.isoformat()))
     data_repo.write("OH", state_payload("OH", last_verified_at="2020-01-01"))
     data_repo.write("CA", state_payload("CA", last_verified_at="2020-01-01"))

@@ -134,3 +134,16 @@ def test_the_command_prints_a_summary(monitored, capsys):
     call_command("monitor_sources")
 
     assert "monitor_sources: 3 fetched, 0 failed, 0 changed" in capsys.readouterr().out
+
+
+def test_a_new_normaliser_re_baselines_instead_of_flagging(monitored):
+    monitor_sources()
+    # As if the last successful fetches had been hashed by the previous normaliser.
+    SourceSnapshot.objects.update(normalizer_version=1, content_hash="sha256:" + "0" * 64)
+
+    report = monitor_sources()
+
+    assert report.changed == []
+    assert not ReviewFlag.objects.exists()
+    monitored.respond("/tx", body=page(days=14), headers={"Content-Type": "text/html"})
+    assert monitor_sources().changed == [f"TX {monitored.url('/tx')}"]

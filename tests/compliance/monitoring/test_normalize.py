@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from compliance_site.monitoring.normalize import content_hash, normalized_text
+from compliance_site.monitoring.normalize import PageTooLong, content_hash, normalized_text
 
 HTML = "text/html; charset=utf-8"
 
@@ -203,3 +203,11 @@ def test_binary_bodies_are_hashed_by_their_bytes() -> None:
     )
     assert content_hash(pdf, "application/pdf") != content_hash(pdf + b" ", "application/pdf")
     assert normalized_text(pdf, "application/pdf") == ""
+
+
+def test_a_page_longer_than_the_read_cap_is_refused_not_compared_in_part() -> None:
+    page_text = ("<p>Section text of the statute.</p>" * 10_000).encode()  # 350,000 characters
+
+    with pytest.raises(PageTooLong, match="350000 characters long; the monitor reads up to"):
+        content_hash(page_text, HTML, max_chars=300_000)
+    assert content_hash(page_text, HTML, max_chars=400_000).startswith("sha256:")

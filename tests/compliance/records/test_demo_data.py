@@ -10,6 +10,7 @@ import yaml
 from compliance_site.records.demo import (
     DEMO_DATA_DIR,
     ILLUSTRATIVE_HEADER,
+    REVERIFY_MESSAGE,
     SEED_MESSAGE,
     build_demo_repository,
 )
@@ -72,11 +73,12 @@ def test_repository_holds_the_seed_and_every_history_commit(tmp_path: Path) -> N
     assert [commit.summary for commit in commits] == [
         SEED_MESSAGE,
         *(item["message"].splitlines()[0] for item in HISTORY),
+        REVERIFY_MESSAGE,
     ]
-    assert [commit.committed_datetime for commit in commits[1:]] == [
+    assert [commit.committed_datetime for commit in commits[1:-1]] == [
         item["date"] for item in HISTORY
     ]
-    assert [commit.author.name for commit in commits[1:]] == [
+    assert [commit.author.name for commit in commits[1:-1]] == [
         item["author_name"] for item in HISTORY
     ]
     assert any("Change-Source: llm_drafted" in commit.message for commit in commits)
@@ -120,4 +122,4 @@ def test_building_again_returns_the_same_head_without_new_commits(tmp_path: Path
 
     assert again == first
     assert elsewhere == first
-    assert commit_count == 1 + len(HISTORY)
+    assert commit_count == 2 + len(HISTORY)

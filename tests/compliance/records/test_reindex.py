@@ -10,7 +10,7 @@ from compliance_site.records.models import (
     ResourceType,
     ResourceVersion,
 )
-from compliance_site.records.services import ReindexRefused
+from compliance_site.records.reindex import ReindexRefused
 from tests.compliance.builders import ESA, state_payload
 
 pytestmark = pytest.mark.django_db
@@ -220,7 +220,7 @@ def test_a_commit_touching_many_files_versions_each_file_once(data_repo, run_rei
     abbrs = ["TX", "CA", "OH", "FL", "NY"]
     data_repo.seed(*abbrs)
     for abbr in abbrs:
-        data_repo.write(abbr, state_payload(abbr, last_verified_at="2026-06-01"))
+        data_repo.write(abbr, state_payload(abbr, last_verified_at="2026-01-07"))
     sha = data_repo.commit("Re-verify five states")
 
     run_reindex()
@@ -356,7 +356,7 @@ def test_sequences_follow_publication_order_even_for_backdated_commits(data_repo
     data_repo.seed("TX", "CA")
     run_reindex()
     backdated = datetime(2025, 6, 1, 12, 0, tzinfo=timezone(timedelta(hours=2)))
-    data_repo.write("CA", state_payload("CA", summary="Backdated."))
+    data_repo.write("CA", state_payload("CA", summary="Backdated.", last_verified_at="2025-06-01"))
     data_repo.commit("Backdated edit", when=backdated)
 
     run_reindex()

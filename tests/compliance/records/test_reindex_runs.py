@@ -4,7 +4,7 @@ import pytest
 
 from compliance_site.records.gitlog import HistoryError
 from compliance_site.records.models import ReindexOutcome, ReindexRun
-from compliance_site.records.services import ReindexRefused, reindex
+from compliance_site.records.reindex import ReindexRefused, reindex
 from tests.compliance.builders import ESA, state_payload
 
 pytestmark = pytest.mark.django_db

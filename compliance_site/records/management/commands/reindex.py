@@ -4,7 +4,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from compliance_site.records.gitlog import HistoryError
-from compliance_site.records.services import ReindexRefused, reindex
+from compliance_site.records.reindex import ReindexRefused, reindex
 
 
 class Command(BaseCommand):

@@ -11,7 +11,7 @@ import logging
 from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from django.db import DatabaseError, transaction
@@ -37,13 +37,21 @@ from compliance_site.records.models import (
     TrackedFile,
 )
 from compliance_site.records.parsing import parse_blobs
+from compliance_site.records.signals import state_verified
 
 logger = logging.getLogger(__name__)
 
 STATES_DIR = "states/"
 SHORT_SHA_LENGTH = 12
+# The longest repository path reindex tracks (the path columns' length).
+MAX_PATH_LENGTH = 255
 _BATCH = 500
 _INSERT_EVERY = 2000
+# How far `last_verified_at` may be after the commit's date: a record verified "today" in one
+# time zone and committed in another can be a calendar day ahead. Anything later is a date in
+# the future, which would keep the state from ever going stale.
+VERIFIED_AT_SKEW = timedelta(days=1)
+MAX_PROBLEM_LENGTH = 2000
 
 
 class ReindexRefused(Exception):
@@ -170,7 +178,8 @@ def _reindex(*, repo_path: str, allow_rewritten_history: bool) -> ReindexReport:
                 since = gitlog.merge_base(repo, since, head)
             commits = list(gitlog.iter_commits(repo, since=since, head=head, path=STATES_DIR))
             report.commits_read = len(commits)
-            steps = _plan(commits, {path: blob for path, (blob, _v) in run.tracked.items()})
+            tracked = {path: blob for path, (blob, _v) in run.tracked.items()}
+            steps = _plan(commits, tracked, report.notices)
             _apply(run, repo_path, steps)
             _flush(run)
             cursor.last_commit_sha = head
@@ -194,16 +203,24 @@ class _Step:
     renamed_to: str | None = None
 
 
-def _plan(commits: list[gitlog.Commit], tracked: dict[str, str]) -> list[_Step]:
+def _plan(commits: list[gitlog.Commit], tracked: dict[str, str], notices: list[str]) -> list[_Step]:
     """The steps of a run, in order. A blob equal to the last one read at its path is skipped
     here, before anything is read."""
     steps = []
     for commit in commits:
         for change in commit.changes:
-            if change.status == "R" and change.old_path and abbreviation_for_path(change.old_path):
-                tracked.pop(change.old_path, None)
-                steps.append(_Step(commit, change.old_path, None, renamed_to=change.path))
-            if abbreviation_for_path(change.path) is None:
+            old_path = change.old_path or ""
+            if change.status == "R" and _is_state_path(old_path):
+                tracked.pop(old_path, None)
+                steps.append(_Step(commit, old_path, None, renamed_to=change.path))
+            if len(change.path) > MAX_PATH_LENGTH:
+                # No jurisdiction has such a name, and no column could hold it.
+                notices.append(
+                    f"ignored a path of {len(change.path)} characters in "
+                    f"{commit.sha[:SHORT_SHA_LENGTH]}: not a state file"
+                )
+                continue
+            if not _is_state_path(change.path):
                 continue
             if change.blob_sha is None:
                 tracked.pop(change.path, None)
@@ -212,6 +229,10 @@ def _plan(commits: list[gitlog.Commit], tracked: dict[str, str]) -> list[_Step]:
                 tracked[change.path] = change.blob_sha
                 steps.append(_Step(commit, change.path, change.blob_sha))
     return steps
+
+
+def _is_state_path(path: str) -> bool:
+    return len(path) <= MAX_PATH_LENGTH and abbreviation_for_path(path) is not None
 
 
 def _apply(run: _Run, repo_path: str, steps: list[_Step]) -> None:
@@ -225,6 +246,9 @@ def _apply(run: _Run, repo_path: str, steps: list[_Step]) -> None:
             if result.payload is None:
                 _record_problem(run, step, result.error, result.schema_path)
                 continue
+            if future := _verified_in_future(step, result.payload):
+                _record_problem(run, step, future, "properties/last_verified_at")
+                continue
             run.tracked[step.path] = (step.blob_sha, True)
             run.problems.pop(step.path, None)
             key = abbreviation_for_path(step.path)
@@ -233,8 +257,25 @@ def _apply(run: _Run, repo_path: str, steps: list[_Step]) -> None:
                 _insert_versions(run)
 
 
+def _verified_in_future(step: _Step, payload: dict) -> str:
+    """The problem with a `last_verified_at` later than its commit allows, or ""."""
+    verified_on = date.fromisoformat(payload["last_verified_at"])
+    # The UTC day of the commit: its own offset may be out of range or made up.
+    committed_on = step.commit.committed_at.astimezone(UTC).date()
+    if verified_on <= committed_on + VERIFIED_AT_SKEW:
+        return ""
+    return (
+        f"{step.path}: last_verified_at: {verified_on.isoformat()} is after the commit's date "
+        f"({committed_on.isoformat()} UTC) by more than {VERIFIED_AT_SKEW.days} day"
+    )
+
+
 def _record_problem(run: _Run, step: _Step, message: str, schema_path: str) -> None:
-    problem = Problem(step.path, step.commit.sha, message, schema_path)
+    # A validator's message can quote the whole offending value (every extra key of a
+    # 512 KiB file); the start says what is wrong.
+    if len(message) > MAX_PROBLEM_LENGTH:
+        message = message[: MAX_PROBLEM_LENGTH - 1] + "…"
+    problem = Problem(step.path, step.commit.sha, message, schema_path[:500])
     run.tracked[step.path] = (step.blob_sha, False)
     run.problems[step.path] = problem
     run.report.problems.append(problem)
@@ -288,7 +329,8 @@ def _version_row(run: _Run, commit, path, resource_type, key, version, payload, 
         yaml_path=path,
         commit_sha=commit.sha,
         git_sha=commit.sha[:SHORT_SHA_LENGTH],
-        committed_at=committed_at,
+        # Stored in UTC: PostgreSQL refuses offsets beyond ±15:59, which git commits can claim.
+        committed_at=committed_at.astimezone(UTC),
         committed_offset_minutes=int(offset.total_seconds() // 60) if offset else 0,
         released_at=committed_at.date(),
         committed_by=commit.author,
@@ -315,8 +357,6 @@ def _insert_versions(run: _Run) -> None:
 
 
 def _flush(run: _Run) -> None:
-    from compliance_site.monitoring.services import flags_clear_verified
-
     _insert_versions(run)
     Resource.objects.bulk_create(
         [
@@ -349,4 +389,8 @@ def _flush(run: _Run) -> None:
         update_fields=["commit_sha", "schema_path", "message"],
     )
     for key, (verified_on, version) in run.verified_states.items():
-        flags_clear_verified(state_abbreviation=key, verified_on=verified_on, version=version)
+        # Apps above records (monitoring clears review flags) listen; inside the run's
+        # transaction, so a failing receiver publishes nothing.
+        state_verified.send(
+            sender=ResourceVersion, state_abbreviation=key, verified_on=verified_on, version=version
+        )

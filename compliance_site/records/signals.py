@@ -1,0 +1,8 @@
+"""What reindex tells the apps above records, which it does not import."""
+
+from django.dispatch import Signal
+
+# Sent once per state whose published version changed in a run, inside the run's transaction,
+# with `state_abbreviation`, `verified_on` (the version's last_verified_at, a date) and
+# `version`.
+state_verified = Signal()
