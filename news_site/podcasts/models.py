@@ -22,6 +22,10 @@ class PodcastEpisode(models.Model):
     chapters = models.JSONField(default=list, blank=True)
     sources = models.JSONField(default=list, blank=True)
     transcript_url = models.URLField(max_length=2000, blank=True)
+    # The transcript step's failures: after TRANSCRIPT_MAX_ATTEMPTS the episode is left alone
+    # until an editor clears the count (the reason stays here, shown in the admin).
+    transcript_attempts = models.PositiveSmallIntegerField(default=0)
+    transcript_error = models.TextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
