@@ -4,20 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('podcasts', '0002_podcastepisode_from_news'),
+        ("podcasts", "0002_podcastepisode_from_news"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='podcastepisode',
-            name='transcript_attempts',
+            model_name="podcastepisode",
+            name="transcript_attempts",
             field=models.PositiveSmallIntegerField(default=0),
         ),
         migrations.AddField(
-            model_name='podcastepisode',
-            name='transcript_error',
+            model_name="podcastepisode",
+            name="transcript_error",
             field=models.TextField(blank=True),
         ),
     ]
