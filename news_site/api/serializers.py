@@ -7,9 +7,18 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from news_site.news.cleaning import clean_url
 from news_site.news.models import Entry, Story
 
 LANGUAGES = ["sv", "en"]
+
+
+@extend_schema_field(OpenApiTypes.URI)
+class SafeURLField(serializers.CharField):
+    """A stored URL as an absolute http(s) URI, or "" (rows may predate ingest's cleaning)."""
+
+    def to_representation(self, value: str) -> str:
+        return clean_url(value)
 
 
 # Query parameters ------------------------------------------------------------------------
@@ -126,8 +135,8 @@ def summary_in(entry: Entry, lang: str) -> str:
 
 class EntrySerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    url = serializers.URLField()
-    main_image_url = serializers.CharField(source="image_url", help_text="Empty when none.")
+    url = SafeURLField()
+    main_image_url = SafeURLField(source="image_url", help_text="Empty when none.")
     published_at = serializers.SerializerMethodField()
     source_count = serializers.IntegerField()
     click_count = serializers.IntegerField(

@@ -256,7 +256,11 @@ def feed_refresh(
         )
     skipped = failed
     if parsed.items_without_link:
-        skipped = [f"{parsed.items_without_link} items without an http(s) link", *failed]
+        skipped = [
+            f"{parsed.items_without_link} items without a usable http(s) link "
+            "(missing, not http(s), or too long)",
+            *failed,
+        ]
     if skipped:
         # Shown to editors on the feed; the feed itself is healthy.
         note = "skipped: " + "; ".join(skipped)

@@ -2,6 +2,28 @@
 
 from django.db import migrations, models
 
+from news_site.news.cleaning import clean_text, clean_url
+
+_URL_FIELDS = (
+    "page_url",
+    "audio_url",
+    "cover_url",
+    "cover_thumb_url",
+    "chapters_url",
+    "transcript_url",
+)
+
+
+def clean_rows(apps, schema_editor):
+    """Episodes stored before ingest cleaned its input: only absolute http(s) URLs, titles
+    without characters XML and YAML cannot hold."""
+    PodcastEpisode = apps.get_model("podcasts", "PodcastEpisode")
+    for episode in PodcastEpisode.objects.all().iterator(chunk_size=500):
+        values = {name: clean_url(getattr(episode, name)) for name in _URL_FIELDS}
+        values["title"] = clean_text(episode.title, max_length=300)
+        if any(getattr(episode, name) != value for name, value in values.items()):
+            PodcastEpisode.objects.filter(pk=episode.pk).update(**values)
+
 
 class Migration(migrations.Migration):
     dependencies = [
@@ -19,4 +41,5 @@ class Migration(migrations.Migration):
             name="transcript_error",
             field=models.TextField(blank=True),
         ),
+        migrations.RunPython(clean_rows, migrations.RunPython.noop, elidable=True),
     ]
