@@ -38,6 +38,7 @@ SCRIPTS: list[tuple[str, list[str], dict[str, str]]] = [
         {"NEWS_DATABASE_URL": f"{PG}/news_search_quality"},
     ),
     ("news_cluster_quality", ["benchmarks/news_cluster_quality.py"], {}),
+    ("news_hostile_bench", ["benchmarks/news_hostile_bench.py"], {}),
 ]
 
 
