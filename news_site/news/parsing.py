@@ -17,6 +17,9 @@ _IMAGE_TYPES = re.compile(r"^image/", re.IGNORECASE)
 _IMAGE_EXTENSIONS = re.compile(r"\.(jpe?g|png|gif|webp|avif)(\?|$)", re.IGNORECASE)
 
 
+# An item's teaser, content or show notes handed to the HTML parser is cut here: we keep an
+# excerpt and a fingerprint of it, never the whole text.
+ITEM_MARKUP_CHARS = 200_000
 # Feed markup handed to feedparser is cut here (the fetch cap is lower in production).
 MAX_FEED_BYTES = 20 * 1024 * 1024
 
@@ -126,7 +129,7 @@ def _bozo_message(document: feedparser.FeedParserDict) -> str:
 
 
 def _clean(value: object) -> str:
-    return " ".join(html_to_text(clean_text(value)).split())
+    return " ".join(html_to_text(clean_text(value)[:ITEM_MARKUP_CHARS]).split())
 
 
 def _ttl_seconds(raw: object) -> int | None:
@@ -155,7 +158,7 @@ def _item(raw: feedparser.FeedParserDict, *, base: str, now: datetime) -> Parsed
         guid=clean_text(raw.get("id") or "").strip(),
         link=link,
         title=_clean(raw.get("title", ""))[:500] or link[:500],
-        text=clean_text(html_to_text(clean_text(markup))),
+        text=clean_text(html_to_text(clean_text(markup[:ITEM_MARKUP_CHARS]))),
         author=_clean(raw.get("author", ""))[:200],
         published_at=_datetime(raw, now=now),
         image_url=clean_url(_image(raw), base=base),
@@ -208,7 +211,7 @@ def _episode(
     if not audio or not episode_id:
         return None
     published = _datetime(raw, now=now)
-    description_markup = clean_text(raw.get("summary", ""))
+    description_markup = clean_text(raw.get("summary", "")[:ITEM_MARKUP_CHARS])
     image = raw.get("image") or {}
     chapters = raw.get("podcast_chapters") or {}
     transcript = raw.get("podcast_transcript") or {}

@@ -70,9 +70,10 @@ def canonical_url(url: str) -> str:
     return urlunsplit((scheme, netloc, path, urlencode(sorted(query)), ""))
 
 
-# Markup handed to the HTML parser is cut here: an article page or a feed item's teaser is
-# never longer, and the parser's cost stays bounded whatever a source sends.
-MAX_MARKUP_CHARS = 2_000_000
+# Markup handed to the HTML parser is cut here (an article page is rarely longer; what the
+# model reads is its first 12,000 characters of text), so the parser's cost stays bounded
+# whatever a source sends. Callers pass a lower cap for feed items (news.parsing).
+MAX_MARKUP_CHARS = 1_000_000
 
 
 class _TextExtractor:
@@ -129,9 +130,9 @@ class _TextExtractor:
         pass
 
 
-def _extract(markup: str) -> _TextExtractor:
+def _extract(markup: str, max_chars: int = MAX_MARKUP_CHARS) -> _TextExtractor:
     extractor = _TextExtractor()
-    markup = markup[:MAX_MARKUP_CHARS]
+    markup = markup[:max_chars]
     if not markup.strip():
         return extractor
     parser = etree.HTMLParser(target=extractor, no_network=True, recover=True, huge_tree=False)
@@ -144,16 +145,17 @@ def _extract(markup: str) -> _TextExtractor:
     return extractor
 
 
-def html_to_text(markup: str) -> str:
-    """Readable text of an HTML fragment or page, paragraphs separated by blank lines."""
-    text = "".join(_extract(markup).parts)
+def html_to_text(markup: str, *, max_chars: int = MAX_MARKUP_CHARS) -> str:
+    """Readable text of an HTML fragment or page (its first `max_chars` characters of markup),
+    paragraphs separated by blank lines."""
+    text = "".join(_extract(markup, max_chars).parts)
     paragraphs = (_WHITESPACE.sub(" ", block).strip() for block in text.split("\n"))
     return "\n\n".join(p for p in paragraphs if p)
 
 
-def html_links(markup: str) -> list[tuple[str, str]]:
+def html_links(markup: str, *, max_chars: int = MAX_MARKUP_CHARS) -> list[tuple[str, str]]:
     """(text, href) of the absolute links in an HTML fragment."""
-    return _extract(markup).links
+    return _extract(markup, max_chars).links
 
 
 def html_meta(markup: str) -> dict[str, str]:
