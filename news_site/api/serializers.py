@@ -13,12 +13,16 @@ from news_site.news.models import Entry, Story
 LANGUAGES = ["sv", "en"]
 
 
-@extend_schema_field(OpenApiTypes.URI)
-class SafeURLField(serializers.CharField):
+class CleanURLField(serializers.CharField):
     """A stored URL as an absolute http(s) URI, or "" (rows may predate ingest's cleaning)."""
 
     def to_representation(self, value: str) -> str:
         return clean_url(value)
+
+
+@extend_schema_field(OpenApiTypes.URI)
+class SafeURLField(CleanURLField):
+    """A URL that is always there (an entry's link): declared as `format: uri`."""
 
 
 # Query parameters ------------------------------------------------------------------------
@@ -136,7 +140,7 @@ def summary_in(entry: Entry, lang: str) -> str:
 class EntrySerializer(serializers.Serializer):
     id = serializers.IntegerField()
     url = SafeURLField()
-    main_image_url = SafeURLField(source="image_url", help_text="Empty when none.")
+    main_image_url = CleanURLField(source="image_url", help_text="Empty when none.")
     published_at = serializers.SerializerMethodField()
     source_count = serializers.IntegerField()
     click_count = serializers.IntegerField(

@@ -64,8 +64,8 @@ class IngestReport:
     def line(self) -> str:
         parts = [
             f"feeds: {self.feeds_fetched} fetched, {self.feeds_not_modified} not modified, "
-            f"{self.feeds_failed} failed; entries: {self.entries_new} new, "
-            f"{self.items_skipped} items skipped, "
+            f"{self.feeds_failed} failed, {self.items_skipped} items skipped; "
+            f"entries: {self.entries_new} new, "
             f"{self.entries_summarised} summarised, {self.summaries_failed} summaries failed; "
             f"podcast episodes: {self.episodes_new} new"
         ]

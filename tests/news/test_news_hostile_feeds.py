@@ -214,7 +214,7 @@ def test_a_hostile_article_feed_stops_nothing_and_breaks_no_surface(
         # Resolved against Content-Location, itself relative to the feed's final URL.
         assert server.url("/artiklar/1") in urls
         assert "https://h.example/a%20b%22c" in urls
-        assert "items skipped" in line and "2 items without a usable" in hostile.last_error
+        assert "2 items skipped" in line and "2 items without a usable" in hostile.last_error
     if case == "link-too-long-once-normalised":
         assert "1 items without a usable http(s) link" in hostile.last_error
     if case == "year-0000":
