@@ -41,6 +41,7 @@ SCRIPTS: list[tuple[str, list[str], dict[str, str]]] = [
     ),
     ("news_cluster_quality", ["benchmarks/news_cluster_quality.py"], {}),
     ("burst_bench", ["benchmarks/burst_bench.py"], {}),
+    ("news_hostile_bench", ["benchmarks/news_hostile_bench.py"], {}),
 ]
 
 

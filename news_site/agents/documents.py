@@ -4,10 +4,16 @@ Each carries metadata and our Swedish summary only, credits the source in the fo
 interface asks for ("enligt <källa>, via <tjänsten>"), and links to the original.
 """
 
-import json
 from collections.abc import Iterable
 from datetime import datetime
 
+from news_site.agents.escaping import (
+    markdown_block,
+    markdown_link,
+    markdown_text,
+    safe_url,
+    yaml_scalar,
+)
 from news_site.news.models import Entry, GuidePageType, ProductGuide, Story, SummaryState
 from news_site.news.swedish import long_date
 from news_site.podcasts.models import PodcastEpisode
@@ -25,28 +31,26 @@ _GUIDE_SECTIONS = {
 }
 
 
-# Characters YAML reads as line breaks inside a quoted scalar, which JSON leaves as they are.
-_YAML_BREAKS = str.maketrans({"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-
 def _frontmatter(data: dict) -> str:
     """YAML front matter with every value written as JSON, which is valid YAML: PyYAML's
     representer costs about half a millisecond per page, and front matter is on every markdown
     page and every tool answer."""
-    lines = [
-        f"{key}: {json.dumps(value, ensure_ascii=False).translate(_YAML_BREAKS)}"
-        for key, value in data.items()
-    ]
+    lines = [f"{key}: {yaml_scalar(value)}" for key, value in data.items()]
     return "---\n" + "\n".join(lines) + "\n---\n"
 
 
 def _line(text: str) -> str:
-    """Text safe on one markdown line (titles from feeds can hold newlines)."""
-    return " ".join(text.split())
+    """Feed text as literal markdown on one line (titles from feeds can hold newlines)."""
+    return markdown_text(text)
 
 
 def credit(entry: Entry, *, site_name: str) -> str:
-    return f"enligt {entry.feed.title}, via {site_name}"
+    """The credit line as plain text (RSS, JSON); markdown pages use credit_markdown."""
+    return f"enligt {' '.join(entry.feed.title.split())}, via {site_name}"
+
+
+def credit_markdown(entry: Entry, *, site_name: str) -> str:
+    return f"enligt {markdown_text(entry.feed.title)}, via {markdown_text(site_name)}"
 
 
 def entry_card(entry: Entry) -> dict:
@@ -55,12 +59,13 @@ def entry_card(entry: Entry) -> dict:
     return {
         "id": entry.pk,
         "title": entry.title,
-        "url": entry.url,
+        # Stored before ingest cleaned URLs, a link may be unusable: "" rather than a bad URI.
+        "url": safe_url(entry.url) or "",
         "source": entry.feed.title,
         "source_id": entry.feed_id,
         "published_at": entry.published_at.isoformat() if entry.published_at else None,
         "translated": entry.is_translated,
-        "image": entry.image_url or None,
+        "image": safe_url(entry.image_url),
         "tags": [tag.name for tag in entry.tags.all()],
     }
 
@@ -73,12 +78,18 @@ def entry_markdown(entry: Entry, *, base_url: str, site_name: str) -> str:
         "summary_source": _SUMMARY_SOURCE[SummaryState(entry.summary_state)],
         "canonical": f"{base_url}/entries/{entry.pk}",
     }
-    parts = [_frontmatter(meta), f"# {_line(entry.title)}", "", entry.swedish_summary, ""]
+    parts = [
+        _frontmatter(meta),
+        f"# {_line(entry.title)}",
+        "",
+        markdown_block(entry.swedish_summary),
+        "",
+    ]
     if not entry.is_translated:
         parts += ["*Ej översatt ännu: texten ovan är ett utdrag på originalspråket.*", ""]
     parts.append(
-        f"[Läs hela artikeln hos {_line(entry.feed.title)}]({entry.url}) "
-        f"({credit(entry, site_name=site_name)})"
+        f"{markdown_link(f'Läs hela artikeln hos {entry.feed.title}', entry.url)} "
+        f"({credit_markdown(entry, site_name=site_name)})"
     )
     return "\n".join(parts) + "\n"
 
@@ -92,7 +103,7 @@ def index_markdown(
         when = f", {long_date(entry.published_at)}" if entry.published_at else ""
         lines.append(
             f"- [{_line(entry.title)}]({base_url}/entries/{entry.pk}.md) "
-            f"({credit(entry, site_name=site_name)}{when})"
+            f"({credit_markdown(entry, site_name=site_name)}{when})"
         )
     return "\n".join(lines) + "\n"
 
@@ -164,7 +175,8 @@ def story_markdown(story: Story, entries: Iterable[Entry], *, base_url: str, sit
         when = f", {long_date(entry.published_at)}" if entry.published_at else ""
         parts.append(
             f"- [{_line(entry.title)}]({base_url}/entries/{entry.pk}.md) "
-            f"({credit(entry, site_name=site_name)}{when}): [original]({entry.url})"
+            f"({credit_markdown(entry, site_name=site_name)}{when}): "
+            f"{markdown_link('original', entry.url)}"
         )
     return "\n".join(parts) + "\n"
 
@@ -176,20 +188,23 @@ def episode_markdown(episode: PodcastEpisode) -> str:
         "title": episode.title,
         "published_on": episode.published_on.isoformat() if episode.published_on else None,
         "duration_seconds": episode.duration_seconds,
-        "page": episode.page_url or None,
-        "audio": episode.audio_url or None,
-        "transcript": episode.transcript_url or None,
+        "page": safe_url(episode.page_url),
+        "audio": safe_url(episode.audio_url),
+        "transcript": safe_url(episode.transcript_url),
     }
     parts = [_frontmatter(meta), f"# {_line(episode.title)}", ""]
     if episode.description.strip():
-        parts += [episode.description.strip(), ""]
+        parts += [markdown_block(episode.description), ""]
     if episode.chapters:
         parts += ["## Kapitel", ""]
         for chapter in episode.chapters:
-            minutes, seconds = divmod(chapter["start_seconds"], 60)
+            minutes, seconds = divmod(int(chapter.get("start_seconds") or 0), 60)
             parts.append(f"- {minutes}:{seconds:02d} {_line(chapter['title'])}")
         parts.append("")
     if episode.sources:
         parts += ["## Källor", ""]
-        parts += [f"- [{_line(source['title'])}]({source['url']})" for source in episode.sources]
+        parts += [
+            f"- {markdown_link(source.get('title', ''), source.get('url', ''))}"
+            for source in episode.sources
+        ]
     return "\n".join(parts) + "\n"

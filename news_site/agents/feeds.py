@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.feedgenerator import Enclosure, Rss201rev2Feed
 
 from news_site.agents.documents import credit
+from news_site.agents.escaping import rss_html, safe_url, xml_text
 from news_site.news import selectors
 from news_site.news.http import public
 from news_site.news.models import Entry
@@ -31,13 +32,17 @@ class LatestEntriesFeed(Feed):
         return list(selectors.entry_list()[:RSS_SIZE])
 
     def item_title(self, item: Entry) -> str:
-        return item.title
+        return xml_text(item.title)
 
     def item_description(self, item: Entry) -> str:
-        return f"{item.swedish_summary} ({credit(item, site_name=settings.NEWS_SITE_NAME)})"
+        # Readers decode <description> as HTML: our plain text goes in HTML-escaped.
+        return rss_html(
+            f"{item.swedish_summary} ({credit(item, site_name=settings.NEWS_SITE_NAME)})"
+        )
 
     def item_link(self, item: Entry) -> str:
-        return item.url
+        # A stored link that is no longer acceptable points at our own page for the entry.
+        return safe_url(item.url) or f"/entries/{item.pk}"
 
     def item_guid(self, item: Entry) -> str:
         return f"entry-{item.pk}"
@@ -49,14 +54,15 @@ class LatestEntriesFeed(Feed):
         return item.published_at or item.listed_at
 
     def item_author_name(self, item: Entry) -> str:
-        return item.feed.title
+        return xml_text(item.feed.title)
 
     def item_categories(self, item: Entry) -> list[str]:
-        return [tag.name for tag in item.tags.all()]
+        return [xml_text(tag.name) for tag in item.tags.all()]
 
     def item_enclosures(self, item: Entry) -> list[Enclosure]:
-        if not item.image_url:
+        image = safe_url(item.image_url)
+        if not image:
             return []
-        mime, _ = mimetypes.guess_type(item.image_url.split("?", 1)[0])
+        mime, _ = mimetypes.guess_type(image.split("?", 1)[0])
         # RSS requires a length; 0 is the usual value when it is unknown.
-        return [Enclosure(item.image_url, "0", mime or "image/jpeg")]
+        return [Enclosure(image, "0", mime or "image/jpeg")]

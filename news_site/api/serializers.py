@@ -8,9 +8,22 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from news_site.accounts.services import EMAIL_MAX_LENGTH, email_normalize
+from news_site.news.cleaning import clean_url
 from news_site.news.models import Entry, Story
 
 LANGUAGES = ["sv", "en"]
+
+
+class CleanURLField(serializers.CharField):
+    """A stored URL as an absolute http(s) URI, or "" (rows may predate ingest's cleaning)."""
+
+    def to_representation(self, value: str) -> str:
+        return clean_url(value)
+
+
+@extend_schema_field(OpenApiTypes.URI)
+class SafeURLField(CleanURLField):
+    """A URL that is always there (an entry's link): declared as `format: uri`."""
 
 
 # Query parameters ------------------------------------------------------------------------
@@ -138,8 +151,8 @@ def summary_in(entry: Entry, lang: str) -> str:
 
 class EntrySerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    url = serializers.URLField()
-    main_image_url = serializers.CharField(source="image_url", help_text="Empty when none.")
+    url = SafeURLField()
+    main_image_url = CleanURLField(source="image_url", help_text="Empty when none.")
     published_at = serializers.SerializerMethodField()
     source_count = serializers.IntegerField()
     click_count = serializers.IntegerField(

@@ -44,6 +44,7 @@ class IngestReport:
     feeds_failed: int = 0
     entries_new: int = 0
     episodes_new: int = 0
+    items_skipped: int = 0
     entries_summarised: int = 0
     summaries_failed: int = 0
     entries_embedded: int = 0
@@ -63,7 +64,8 @@ class IngestReport:
     def line(self) -> str:
         parts = [
             f"feeds: {self.feeds_fetched} fetched, {self.feeds_not_modified} not modified, "
-            f"{self.feeds_failed} failed; entries: {self.entries_new} new, "
+            f"{self.feeds_failed} failed, {self.items_skipped} items skipped; "
+            f"entries: {self.entries_new} new, "
             f"{self.entries_summarised} summarised, {self.summaries_failed} summaries failed; "
             f"podcast episodes: {self.episodes_new} new"
         ]
@@ -107,6 +109,7 @@ def ingest_run(
         report.feeds_failed = feeds.feeds_failed
         report.entries_new = feeds.entries_new
         report.episodes_new = feeds.episodes_new
+        report.items_skipped = feeds.items_skipped
         report.steps.append(Step.FEEDS)
     if Step.SUMMARIES in chosen and model is not None:
         summaries = entries_summarise(model=model, fetcher=fetcher, progress=progress)

@@ -3,6 +3,7 @@
 from datetime import datetime
 from typing import TypedDict
 
+from news_site.news.cleaning import clean_url
 from news_site.news.models import Entry, Feed, Tag
 from news_site.news.swedish import relative_time
 
@@ -33,8 +34,9 @@ def legacy_entry(entry: Entry, *, now: datetime) -> LegacyEntry:
     return {
         "id": entry.pk,
         "title": entry.title,
-        "url": entry.url,
-        "image": entry.image_url,
+        # Escaped at output too: rows may predate the cleaning migration.
+        "url": clean_url(entry.url),
+        "image": clean_url(entry.image_url),
         "summary": entry.swedish_summary,
         "source": entry.feed.title,
         "source_id": entry.feed_id,

@@ -5,6 +5,7 @@ summary, never an article's text) as JSON, one shape per resource."""
 from typing_extensions import TypedDict
 
 from news_site.agents.documents import credit, entry_card
+from news_site.agents.escaping import safe_url
 from news_site.news.models import Entry, Feed, ProductGuide, Story, Tag
 from news_site.podcasts.models import PodcastEpisode
 
@@ -127,10 +128,10 @@ def episode_item(episode: PodcastEpisode) -> EpisodeItem:
         "title": episode.title,
         "published_on": episode.published_on.isoformat() if episode.published_on else None,
         "duration_seconds": episode.duration_seconds,
-        "page_url": episode.page_url or None,
-        "audio_url": episode.audio_url or None,
-        "cover_url": episode.cover_url or None,
-        "transcript_url": episode.transcript_url or None,
+        "page_url": safe_url(episode.page_url),
+        "audio_url": safe_url(episode.audio_url),
+        "cover_url": safe_url(episode.cover_url),
+        "transcript_url": safe_url(episode.transcript_url),
     }
 
 

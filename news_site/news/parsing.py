@@ -1,16 +1,27 @@
 """Feed documents (RSS, Atom, podcast RSS) to plain values, with feedparser. No I/O here."""
 
-import calendar
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from urllib.parse import urljoin
 
 import feedparser
 
+from news_site.news.cleaning import clean_datetime, clean_int, clean_text, clean_url
 from news_site.news.text import html_links, html_to_text
+
+# The longest podcast episode we believe (a week of audio); longer is a typo or an attack.
+MAX_DURATION_SECONDS = 7 * 24 * 3600
 
 _IMAGE_TYPES = re.compile(r"^image/", re.IGNORECASE)
 _IMAGE_EXTENSIONS = re.compile(r"\.(jpe?g|png|gif|webp|avif)(\?|$)", re.IGNORECASE)
+
+
+# An item's teaser, content or show notes handed to the HTML parser is cut here: we keep an
+# excerpt and a fingerprint of it, never the whole text.
+ITEM_MARKUP_CHARS = 200_000
+# Feed markup handed to feedparser is cut here (the fetch cap is lower in production).
+MAX_FEED_BYTES = 20 * 1024 * 1024
 
 
 class UnreadableFeed(Exception):
@@ -51,14 +62,38 @@ class ParsedFeed:
     items: list[ParsedItem] = field(default_factory=list)
     episodes: list[ParsedEpisode] = field(default_factory=list)
     cover_url: str = ""
+    # Items left out because they had no usable http(s) link (counted, logged by the caller).
+    items_without_link: int = 0
 
 
-def parse_feed(body: bytes, *, content_type: str = "") -> ParsedFeed:
+def parse_feed(
+    body: bytes,
+    *,
+    content_type: str = "",
+    base_url: str = "",
+    content_location: str = "",
+    now: datetime | None = None,
+) -> ParsedFeed:
     """Parse a fetched body. Raises UnreadableFeed when it holds no feed at all; a feed that
-    is only slightly broken (feedparser's "bozo" with items) still yields its items."""
+    is only slightly broken (feedparser's "bozo" with items) still yields its items.
+
+    `base_url` is the document's final URL (after redirects) and `content_location` its
+    Content-Location header: relative links resolve against them. Every value passes the
+    cleaning step (news.cleaning) before it leaves this function."""
+    now = now or datetime.now(tz=UTC)
+    base = urljoin(base_url, clean_text(content_location).strip()) if base_url else ""
     headers = {"content-type": content_type} if content_type else {}
+    if base:
+        headers["content-location"] = base
     try:
-        document = feedparser.parse(body, response_headers=headers, sanitize_html=True)
+        # feedparser's sanitizer and relative-URI resolver (sgmllib) are quadratic on hostile
+        # markup; we never publish feed HTML (html_to_text reads it), so both are off.
+        document = feedparser.parse(
+            body[:MAX_FEED_BYTES],
+            response_headers=headers,
+            sanitize_html=False,
+            resolve_relative_uris=False,
+        )
     except Exception as exc:
         # feedparser's own bugs on hostile markup (found by fuzzing: ValueError from
         # `&#x110000;`, KeyError 'links' and AttributeError 'end_link' in its loose parser)
@@ -70,14 +105,21 @@ def parse_feed(body: bytes, *, content_type: str = "") -> ParsedFeed:
     if not document.get("version") and not document.entries:
         raise UnreadableFeed("not an RSS or Atom document")
     meta = document.feed
-    cover = (meta.get("image") or {}).get("href", "")
+    image = meta.get("image") or {}
+    cover = clean_url(image.get("href", "") if isinstance(image, dict) else "", base=base)
+    items = [_item(raw, base=base, now=now) for raw in document.entries]
     return ParsedFeed(
-        title=_clean(meta.get("title", "")),
-        site_url=meta.get("link", ""),
+        title=_clean(meta.get("title", ""))[:200],
+        site_url=clean_url(meta.get("link", ""), base=base),
         ttl_seconds=_ttl_seconds(meta.get("ttl")),
-        items=[item for raw in document.entries if (item := _item(raw)) is not None],
-        episodes=[ep for raw in document.entries if (ep := _episode(raw, cover)) is not None],
+        items=[item for item in items if item is not None],
+        episodes=[
+            ep
+            for raw in document.entries
+            if (ep := _episode(raw, cover, base=base, now=now)) is not None
+        ],
         cover_url=cover,
+        items_without_link=sum(1 for item in items if item is None),
     )
 
 
@@ -86,41 +128,40 @@ def _bozo_message(document: feedparser.FeedParserDict) -> str:
     return str(exception)[:200] if exception else "unknown error"
 
 
-def _clean(value: str) -> str:
-    return " ".join(html_to_text(value).split())
+def _clean(value: object) -> str:
+    return " ".join(html_to_text(clean_text(value)[:ITEM_MARKUP_CHARS]).split())
 
 
 def _ttl_seconds(raw: object) -> int | None:
-    try:
-        minutes = int(str(raw).strip())
-    except ValueError:
-        return None
-    return minutes * 60 if minutes > 0 else None
+    minutes = clean_int(str(raw).strip(), low=1, high=7 * 24 * 60)
+    return minutes * 60 if minutes else None
 
 
-def _datetime(raw: feedparser.FeedParserDict) -> datetime | None:
-    parsed = raw.get("published_parsed") or raw.get("updated_parsed")
-    if not parsed:
-        return None
-    return datetime.fromtimestamp(calendar.timegm(parsed), tz=UTC)
+def _datetime(raw: feedparser.FeedParserDict, *, now: datetime) -> datetime | None:
+    # feedparser gives UTC struct_times whose year may be 0 or 10000 after the offset.
+    for key in ("published_parsed", "updated_parsed"):
+        if moment := clean_datetime(raw.get(key), now=now):
+            return moment
+    return None
 
 
-def _item(raw: feedparser.FeedParserDict) -> ParsedItem | None:
-    link = raw.get("link") or ""  # an empty <link/> gives None
-    if not link.startswith(("http://", "https://")):
+def _item(raw: feedparser.FeedParserDict, *, base: str, now: datetime) -> ParsedItem | None:
+    # An empty <link/> gives None; javascript:, data: and unresolvable links give "".
+    link = clean_url(raw.get("link") or "", base=base)
+    if not link:
         return None
     # The teaser the publisher syndicates; content:encoded is used only when it is missing.
     markup = raw.get("summary", "") or next(
         (c.get("value", "") for c in raw.get("content", [])), ""
     )
     return ParsedItem(
-        guid=(raw.get("id") or "").strip(),
+        guid=clean_text(raw.get("id") or "").strip(),
         link=link,
-        title=_clean(raw.get("title", ""))[:500] or link,
-        text=html_to_text(markup),
+        title=_clean(raw.get("title", ""))[:500] or link[:500],
+        text=clean_text(html_to_text(clean_text(markup[:ITEM_MARKUP_CHARS]))),
         author=_clean(raw.get("author", ""))[:200],
-        published_at=_datetime(raw),
-        image_url=_image(raw),
+        published_at=_datetime(raw, now=now),
+        image_url=clean_url(_image(raw), base=base),
     )
 
 
@@ -142,46 +183,57 @@ def _image(raw: feedparser.FeedParserDict) -> str:
 
 
 def _duration_seconds(raw: object) -> int | None:
-    """itunes:duration is seconds, MM:SS or HH:MM:SS."""
-    text = str(raw or "").strip()
-    if not text:
+    """itunes:duration is seconds, MM:SS or HH:MM:SS; 1e400, NaN or a year of audio is None."""
+    text = clean_text(raw).strip()
+    if not text or len(text) > 40:
         return None
-    try:
-        seconds = 0
-        for part in text.split(":"):
-            seconds = seconds * 60 + int(float(part))
-    except ValueError:
-        return None
-    return seconds if seconds >= 0 else None
+    seconds = 0
+    for part in text.split(":"):
+        value = clean_int(part.strip(), high=MAX_DURATION_SECONDS)
+        if value is None:
+            return None
+        seconds = seconds * 60 + value
+    return seconds if seconds <= MAX_DURATION_SECONDS else None
 
 
-def _episode(raw: feedparser.FeedParserDict, feed_cover: str) -> ParsedEpisode | None:
+def _episode(
+    raw: feedparser.FeedParserDict, feed_cover: str, *, base: str, now: datetime
+) -> ParsedEpisode | None:
     audio = next(
         (
-            link.get("href", "")
+            clean_url(link.get("href", ""), base=base)
             for link in raw.get("links", [])
             if link.get("rel") == "enclosure" and link.get("type", "").startswith("audio/")
         ),
         "",
     )
-    episode_id = (raw.get("id") or raw.get("link") or audio).strip()
+    episode_id = clean_text(raw.get("id") or raw.get("link") or audio).strip()
     if not audio or not episode_id:
         return None
-    published = _datetime(raw)
-    description_markup = raw.get("summary", "")
+    published = _datetime(raw, now=now)
+    description_markup = clean_text(raw.get("summary", "")[:ITEM_MARKUP_CHARS])
     image = raw.get("image") or {}
+    chapters = raw.get("podcast_chapters") or {}
+    transcript = raw.get("podcast_transcript") or {}
     return ParsedEpisode(
         episode_id=episode_id[:200],
-        title=_clean(raw.get("title", ""))[:300] or episode_id,
+        title=_clean(raw.get("title", ""))[:300] or episode_id[:300],
         description=html_to_text(description_markup),
         published_on=published.date() if published else None,
         duration_seconds=_duration_seconds(raw.get("itunes_duration")),
-        page_url=raw.get("link", ""),
+        page_url=clean_url(raw.get("link", ""), base=base),
         audio_url=audio,
-        cover_url=(image.get("href", "") if isinstance(image, dict) else "") or feed_cover,
-        chapters_url=(raw.get("podcast_chapters") or {}).get("url", ""),
-        transcript_url=(raw.get("podcast_transcript") or {}).get("url", ""),
+        cover_url=clean_url(image.get("href", "") if isinstance(image, dict) else "", base=base)
+        or feed_cover,
+        chapters_url=clean_url(
+            chapters.get("url", "") if isinstance(chapters, dict) else "", base=base
+        ),
+        transcript_url=clean_url(
+            transcript.get("url", "") if isinstance(transcript, dict) else "", base=base
+        ),
         sources=[
-            {"title": text or href, "url": href} for text, href in html_links(description_markup)
+            {"title": clean_text(text or url, max_length=300), "url": url}
+            for text, href in html_links(description_markup)
+            if (url := clean_url(href, base=base))
         ],
     )

@@ -17,12 +17,13 @@ from email.utils import parsedate_to_datetime
 from typing import Protocol
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.text import slugify
 
 from news_site.news import selectors
+from news_site.news.cleaning import clean_text, clean_url
 from news_site.news.models import (
     Entry,
     EntryView,
@@ -103,6 +104,8 @@ class FeedsReport:
     feeds_failed: int = 0
     entries_new: int = 0
     episodes_new: int = 0
+    # Items left out: no usable http(s) link, or refused by the database (recorded on the feed).
+    items_skipped: int = 0
 
 
 @dataclass
@@ -118,6 +121,7 @@ class FeedRefresh:
     outcome: FetchOutcome
     entries_new: int = 0
     episodes_new: int = 0
+    items_skipped: int = 0
 
 
 # Sources
@@ -126,9 +130,22 @@ class FeedRefresh:
 def feed_add(
     *, url: str, title: str = "", language: str = "en", kind: str = FeedKind.ARTICLES
 ) -> tuple[Feed, bool]:
-    """Register a source (idempotent by URL). The first fetch fills an empty title."""
+    """Register a source (idempotent by URL). The first fetch fills an empty title.
+    Raises ValueError for a URL that is not an absolute http(s) URL fitting the column."""
+    cleaned = clean_url(url)
+    if not cleaned or cleaned != url.strip():
+        raise ValueError(
+            f"not an absolute http(s) URL of at most {URL_MAX_LENGTH} characters "
+            "without control characters"
+        )
+    # The URL stands in for the title until the first fetch; the title column is shorter.
     feed, created = Feed.objects.get_or_create(
-        url=url, defaults={"title": title or url, "language": language, "kind": kind}
+        url=cleaned,
+        defaults={
+            "title": clean_text(title or cleaned, max_length=200),
+            "language": clean_text(language, max_length=12) or "en",
+            "kind": kind,
+        },
     )
     return feed, created
 
@@ -159,6 +176,7 @@ def feeds_refresh_due(
                 report.feeds_not_modified += 1
             report.entries_new += refresh.entries_new
             report.episodes_new += refresh.episodes_new
+            report.items_skipped += refresh.items_skipped
         progress.advance()
     return report
 
@@ -207,16 +225,53 @@ def feed_refresh(
     if body_hash == feed.body_hash:
         return _feed_unchanged(feed, now=now, result=result, outcome=FetchOutcome.UNCHANGED)
     try:
-        parsed = parse_feed(result.body, content_type=content_type)
+        parsed = parse_feed(
+            result.body,
+            content_type=content_type,
+            base_url=result.url or feed.url,
+            content_location=result.headers.get("Content-Location", ""),
+            now=now,
+        )
     except UnreadableFeed as exc:
         return _feed_failed(feed, now=now, error=str(exc), status=200)
-    with transaction.atomic():
-        if feed.kind == FeedKind.PODCAST:
-            new_entries, new_episodes = 0, store_episodes(feed, parsed.episodes, fetcher=fetcher)
-        else:
-            new_entries, new_episodes = _items_store(feed, parsed.items, now=now), 0
-        _feed_succeeded(feed, now=now, result=result, parsed=parsed, body_hash=body_hash)
-    return FeedRefresh(FetchOutcome.OK, new_entries, new_episodes)
+    try:
+        with transaction.atomic():
+            failed: list[str] = []
+            if feed.kind == FeedKind.PODCAST:
+                new_entries = 0
+                new_episodes = store_episodes(feed, parsed.episodes, fetcher=fetcher)
+            else:
+                new_entries, failed = _items_store(feed, parsed.items, now=now)
+                new_episodes = 0
+            _feed_succeeded(feed, now=now, result=result, parsed=parsed, body_hash=body_hash)
+    except Exception as exc:
+        # Whatever this document does to our code, it stops this feed only: the failure is
+        # recorded on the feed (backed off, paused after days) and the run goes on.
+        logger.exception("feed %s: storing its document failed", feed.pk)
+        # Drop what _feed_succeeded set in memory (body hash, validators): the next try
+        # fetches and parses the document again, after the backoff.
+        feed.refresh_from_db()
+        return _feed_failed(
+            feed, now=now, error=f"storing failed: {type(exc).__name__}: {exc}", status=200
+        )
+    skipped = failed
+    if parsed.items_without_link:
+        skipped = [
+            f"{parsed.items_without_link} items without a usable http(s) link "
+            "(missing, not http(s), or too long)",
+            *failed,
+        ]
+    if skipped:
+        # Shown to editors on the feed; the feed itself is healthy.
+        note = "skipped: " + "; ".join(skipped)
+        logger.warning("feed %s %s", feed.pk, note)
+        Feed.objects.filter(pk=feed.pk).update(last_error=note[:1000])
+    return FeedRefresh(
+        FetchOutcome.OK,
+        new_entries,
+        new_episodes,
+        items_skipped=parsed.items_without_link + len(failed),
+    )
 
 
 def _feed_succeeded(
@@ -338,14 +393,17 @@ def _usable_guids(items: list[ParsedItem]) -> Counter[str]:
     return Counter(item.guid for item in items if item.guid)
 
 
-def _items_store(feed: Feed, items: list[ParsedItem], *, now: datetime) -> int:
-    """Upsert a feed document's items; returns how many entries are new."""
+def _items_store(feed: Feed, items: list[ParsedItem], *, now: datetime) -> tuple[int, list[str]]:
+    """Upsert a feed document's items; returns how many entries are new and a reason for
+    each item that could not be stored (the others are stored all the same)."""
     guid_counts = _usable_guids(items)
     keyed: list[tuple[ParsedItem, str, str, str]] = []
+    failed: list[str] = []
     for item in items:
-        if len(item.link) > URL_MAX_LENGTH:
-            continue
         canonical = canonical_url(item.link)
+        if len(item.link) > URL_MAX_LENGTH or len(canonical) > URL_MAX_LENGTH:
+            failed.append(f"link longer than {URL_MAX_LENGTH} characters: {item.link[:80]}")
+            continue
         # A GUID that is missing or repeated within the document identifies nothing, so the
         # canonical link stands in for it.
         guid = item.guid if guid_counts[item.guid] == 1 else f"url:{canonical}"
@@ -360,17 +418,23 @@ def _items_store(feed: Feed, items: list[ParsedItem], *, now: datetime) -> int:
     created = 0
     for item, guid, guid_hash, url_hash in keyed:
         entry = by_hash.get(guid_hash) or by_hash.get(url_hash)
-        if entry is None:
-            entry = _entry_create(
-                feed, item, guid=guid, guid_hash=guid_hash, url_hash=url_hash, now=now
-            )
-            if entry is not None:
-                created += 1
-                by_hash[guid_hash] = by_hash[url_hash] = entry
-        elif entry.feed_id == feed.pk:
-            _entry_update(entry, item)
-        # An entry first stored from another feed stays with that source.
-    return created
+        try:
+            # A savepoint per item: one the database refuses leaves the others stored.
+            with transaction.atomic():
+                if entry is None:
+                    entry = _entry_create(
+                        feed, item, guid=guid, guid_hash=guid_hash, url_hash=url_hash, now=now
+                    )
+                    if entry is not None:
+                        created += 1
+                        by_hash[guid_hash] = by_hash[url_hash] = entry
+                elif entry.feed_id == feed.pk:
+                    _entry_update(entry, item)
+                # An entry first stored from another feed stays with that source.
+        except (DatabaseError, ValueError, OverflowError) as exc:
+            logger.warning("feed %s: item %s not stored: %s", feed.pk, item.link[:200], exc)
+            failed.append(f"{item.link[:80]}: {type(exc).__name__}: {str(exc)[:120]}")
+    return created, failed
 
 
 def _entry_create(
@@ -545,10 +609,8 @@ def _article_page(entry: Entry, *, fetcher: Fetcher) -> tuple[str, str]:
         return "", ""
     if result.status_code != 200:
         return "", ""
-    markup = result.body.decode("utf-8", errors="replace")
-    image = html_meta(markup).get("og:image", "")
-    if not image.startswith(("http://", "https://")) or len(image) > URL_MAX_LENGTH:
-        image = ""
+    markup = clean_text(result.body.decode("utf-8", errors="replace"))
+    image = clean_url(html_meta(markup).get("og:image", ""), base=result.url or entry.url)
     return html_to_text(markup), image
 
 

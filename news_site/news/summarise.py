@@ -18,6 +18,12 @@ from news_site.news.text import excerpt
 from news_site.news.vocabulary import is_vendor_relevant, tags_for
 
 _MAX_TEXT_CHARS = 12_000
+# The summary guard: a model summary longer than this (either language), or sharing a run of
+# this many consecutive words with the article, is refused like any failed summary: the
+# entry keeps its offline cut. Content rights: we publish summaries, never the article.
+SUMMARY_MAX_CHARS = 600
+VERBATIM_RUN_WORDS = 12
+_WORD = re.compile(r"\w+")
 _MAX_TAGS = 6
 _RETRY_AFTER_CAP_SECONDS = 60
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
@@ -116,7 +122,9 @@ class ChatModel:
         content = self._complete(
             [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
         )
-        return _parse_summary(content)
+        summary = _parse_summary(content)
+        summary_guard(summary, article=f"{title}\n{text[:_MAX_TEXT_CHARS]}")
+        return summary
 
     def complete(self, messages: list[dict[str, str]]) -> str:
         """One JSON-mode completion under this run's budget and retries (story texts use it)."""
@@ -187,3 +195,28 @@ def _parse_summary(content: str) -> Summary:
         tags=[t.strip()[:60] for t in tags if isinstance(t, str) and t.strip()][:_MAX_TAGS],
         platform_relevant=data.get("platform_relevant") is True,
     )
+
+
+def summary_guard(summary: Summary, *, article: str) -> None:
+    """Raise SummaryError for a summary that is too long or copies the article (a run of
+    VERBATIM_RUN_WORDS words, compared case-insensitively on normalised words)."""
+    for label, text in (("Swedish", summary.swedish), ("original", summary.original)):
+        if len(text) > SUMMARY_MAX_CHARS:
+            raise SummaryError(
+                f"the model's {label} summary is {len(text)} characters "
+                f"(at most {SUMMARY_MAX_CHARS})"
+            )
+    runs = _word_runs(article)
+    for label, text in (("Swedish", summary.swedish), ("original", summary.original)):
+        if not runs.isdisjoint(_word_runs(text)):
+            raise SummaryError(
+                f"the model's {label} summary copies {VERBATIM_RUN_WORDS} or more consecutive "
+                "words of the article"
+            )
+
+
+def _word_runs(text: str) -> set[tuple[str, ...]]:
+    words = _WORD.findall(text.casefold())
+    return {
+        tuple(words[i : i + VERBATIM_RUN_WORDS]) for i in range(len(words) - VERBATIM_RUN_WORDS + 1)
+    }

@@ -29,8 +29,15 @@ def _ago(count: int, one: str, singular: str, plural: str) -> str:
     return f"för {one} {singular} sedan" if count == 1 else f"för {count} {plural} sedan"
 
 
+# Beyond this, a count of years says nothing a reader can use ("för 1928 år sedan" for a
+# feed's year-0001 placeholder): the date itself is shown.
+_RELATIVE_MAX_DAYS = 10 * 365
+
+
 def relative_time(moment: datetime, *, now: datetime) -> str:
     seconds = (now - moment).total_seconds()
+    if seconds > _RELATIVE_MAX_DAYS * 86400:
+        return long_date(moment)
     if seconds < 60:
         # Also clock skew and future-dated items: they are news right now.
         return "just nu"
@@ -57,5 +64,9 @@ def relative_time(moment: datetime, *, now: datetime) -> str:
 
 def long_date(moment: datetime) -> str:
     """ "3 mars 2025" in Stockholm time."""
-    local = moment.astimezone(STOCKHOLM)
+    try:
+        local = moment.astimezone(STOCKHOLM)
+    except (OverflowError, ValueError):
+        # Year 1 or 9999 in UTC leaves the calendar in Stockholm time.
+        local = moment
     return f"{local.day} {_MONTHS[local.month - 1]} {local.year}"

@@ -33,6 +33,12 @@ class PodcastEpisode(models.Model):
     transcript_url = models.URLField(
         max_length=2000, blank=True, verbose_name="transkriptionens adress"
     )
+    # The transcript step's failures: after TRANSCRIPT_MAX_ATTEMPTS the episode is left alone
+    # until an editor clears the count (the reason stays here, shown in the admin).
+    transcript_attempts = models.PositiveSmallIntegerField(
+        default=0, verbose_name="försök att hämta transkriptionen"
+    )
+    transcript_error = models.TextField(blank=True, verbose_name="senaste fel för transkriptionen")
     created_at = models.DateTimeField(default=timezone.now, verbose_name="skapad")
 
     class Meta:

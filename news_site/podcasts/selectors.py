@@ -19,5 +19,13 @@ def episode_transcript(*, episode: PodcastEpisode) -> str | None:
     return EpisodeTranscript.objects.filter(episode=episode).values_list("text", flat=True).first()
 
 
+# An episode whose transcript failed this many times is no longer tried (see the admin).
+TRANSCRIPT_MAX_ATTEMPTS = 5
+
+
 def episodes_without_transcript() -> QuerySet[PodcastEpisode]:
-    return PodcastEpisode.objects.exclude(transcript_url="").filter(transcript__isnull=True)
+    return (
+        PodcastEpisode.objects.exclude(transcript_url="")
+        .filter(transcript__isnull=True, transcript_attempts__lt=TRANSCRIPT_MAX_ATTEMPTS)
+        .order_by("pk")
+    )

@@ -5,12 +5,15 @@ Surfaces checked here: legacy JSON, markdown, the HTML pages, /llms.txt, RSS and
 tool server is checked in tests/news/mcp/test_news_mcp_canary.py.
 """
 
+import json
+
 import pytest
 
 from news_site.ingest.services import ingest_run
-from news_site.news.models import Entry, Tag
+from news_site.news.models import Entry, SummaryState, Tag
 from news_site.news.services import feed_add
 from news_site.news.summarise import ChatModel
+from tests.news.conftest import FakeModel
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -98,3 +101,66 @@ def test_full_text_in_a_feeds_content_encoded_is_on_no_surface(http, server, pri
     ingest_run()
 
     _assert_nowhere(http, Entry.objects.get())
+
+
+ARTICLE = (
+    "Apple presenterar en ny iPhone med större skärm, bättre kamera och längre batteritid "
+    f"när bolaget håller sitt höstevenemang i Cupertino på tisdag. {CANARY} Enligt bolaget "
+    "kommer telefonen att finnas i butik om två veckor, och priset är detsamma som förra året. "
+    "Analytiker väntar sig att försäljningen ökar något under det första kvartalet."
+)
+
+
+@pytest.mark.parametrize("echo_chars", [480, None], ids=["short-echo", "whole-article"])
+def test_a_model_that_echoes_the_article_is_refused_and_on_no_surface(
+    http, server, private_fetching, fake_model, rss, echo_chars
+):
+    """A model that copies the article (all of it, or a short cut under the length cap) gives
+    no summary: the guard refuses it, the refusal is recorded on the entry, and the entry keeps
+    its offline cut."""
+
+    def echo(request) -> None:
+        prompt = json.loads(server.requests_to("/v1/chat/completions")[-1][3])["messages"][1][
+            "content"
+        ]
+        article = prompt.split("Artikel:\n", 1)[1][:echo_chars]
+        body = json.dumps(
+            FakeModel.completion(
+                {"summary_sv": article, "summary_original": article, "platform_relevant": True}
+            )
+        ).encode()
+        request.send_response(200)
+        request.send_header("Content-Type", "application/json")
+        request.send_header("Content-Length", str(len(body)))
+        request.end_headers()
+        request.wfile.write(body)
+
+    server.route("/v1/chat/completions", echo)
+    server.respond(
+        "/a/1",
+        body=f"<html><body><article><p>{ARTICLE}</p></article></body></html>".encode(),
+        headers={"Content-Type": "text/html"},
+    )
+    server.respond(
+        "/feed.xml",
+        body=rss(
+            [
+                {
+                    "guid": "1",
+                    "link": server.url("/a/1"),
+                    "title": "Apple presenterar en ny iPhone",
+                    "description": "Apple presenterar en ny iPhone.",
+                }
+            ]
+        ),
+    )
+    feed_add(url=server.url("/feed.xml"), language="sv")
+    model = ChatModel.from_settings()
+    report = ingest_run(model=model)
+    model.close()
+
+    assert report.summaries_failed == 1 and report.entries_summarised == 0
+    entry = Entry.objects.get()
+    assert entry.summary_state == SummaryState.EXTRACTED
+    assert "copies" in entry.summary_error or "characters" in entry.summary_error
+    _assert_nowhere(http, entry)

@@ -40,8 +40,9 @@ def test_ingest_prints_a_one_line_summary(server, private_fetching, rss, setting
     call_command("ingest", stdout=out, stderr=io.StringIO())
 
     assert out.getvalue().strip().splitlines()[-1] == (
-        "feeds: 1 fetched, 0 not modified, 1 failed; entries: 1 new, 0 summarised, "
-        "0 summaries failed; podcast episodes: 0 new; embeddings: 1 entries embedded; "
+        "feeds: 1 fetched, 0 not modified, 1 failed, 0 items skipped; entries: 1 new, "
+        "0 summarised, 0 summaries failed; podcast episodes: 0 new; "
+        "embeddings: 1 entries embedded; "
         "transcripts: 0 stored, 0 failed; stories: 1 entries assigned, 1 new (0 continuing an "
         "older story), 0 joined, 0 reopened; 1 texts written (0 by the model)"
     )

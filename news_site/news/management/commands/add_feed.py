@@ -26,8 +26,11 @@ class Command(BaseCommand):
         except ValidationError as exc:
             raise CommandError(f"not an http(s) URL: {url}") from exc
         kind = FeedKind.PODCAST if options["podcast"] else FeedKind.ARTICLES
-        feed, created = feed_add(
-            url=url, title=options["title"], language=options["language"], kind=kind
-        )
+        try:
+            feed, created = feed_add(
+                url=url, title=options["title"], language=options["language"], kind=kind
+            )
+        except ValueError as exc:
+            raise CommandError(f"{exc}: {url[:200]}") from exc
         verb = "added" if created else "already registered"
         self.stdout.write(f"{verb}: feed {feed.pk} {feed.url}")
