@@ -203,7 +203,7 @@ class FeedSerializer(serializers.Serializer):
             "title": feed.title,
             "site_url": feed.site_url,
             "language": feed.language,
-            "entries_count": int(feed.entries_count),
+            "entries_count": self.context["entries_counts"].get(feed.pk, 0),
             "is_following": self.get_is_following(feed),
         }
 

@@ -315,10 +315,15 @@ def _followed(request: Request) -> set[int]:
 
 
 def _feed(feed_id: int):
-    feed = selectors.feed_list_counted().filter(pk=feed_id).first()
+    feed = selectors.feed_get(feed_id=feed_id)
     if feed is None:
         raise NotFound(f"no source {feed_id}")
     return feed
+
+
+def _feed_context(request: Request) -> dict[str, Any]:
+    # The counts are everyone's (cached for a minute); the follows are only this caller's.
+    return {"followed": _followed(request), "entries_counts": selectors.feed_entry_counts()}
 
 
 class FeedListView(ApiView):
@@ -333,9 +338,9 @@ class FeedListView(ApiView):
     )
     def get(self, request: Request) -> Response:
         params = _params(shapes.PageParams, request)
-        feeds = selectors.feed_list_counted()
+        feeds = selectors.feed_list()
         return self.paginated(
-            request, feeds, shapes.FeedSerializer, params, followed=_followed(request)
+            request, feeds, shapes.FeedSerializer, params, **_feed_context(request)
         )
 
 
@@ -343,7 +348,7 @@ class FeedDetailView(ApiView):
     @extend_schema(responses=_item_schema("FeedDetail", shapes.FeedSerializer))
     def get(self, request: Request, feed_id: int) -> Response:
         feed = _feed(feed_id)
-        data = shapes.FeedSerializer(feed, context={"followed": _followed(request)}).data
+        data = shapes.FeedSerializer(feed, context=_feed_context(request)).data
         return Response({"data": data, "meta": _meta()})
 
 

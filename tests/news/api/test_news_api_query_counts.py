@@ -69,7 +69,7 @@ LISTS = [
     ("/api/v1/entries", 2, "the page; its tags"),
     ("/api/v1/entries?sort=popular", 2, "the page; its tags"),
     ("/api/v1/entries/popular", 2, "the page; its tags"),
-    ("/api/v1/feeds", 1, "the page with counts"),
+    ("/api/v1/feeds", 1, "the page (the counts are cached, see below)"),
     ("/api/v1/feeds/{feed}/entries", 3, "the source; the page; its tags"),
     ("/api/v1/tags", 1, "the page with counts"),
     ("/api/v1/tags/{tag}/entries", 3, "the tag; the page; its tags"),
@@ -94,6 +94,9 @@ def test_list_queries_are_constant_in_page_size(
     if with_token:
         expected += TOKEN + PERSONAL_EXTRA.get(template, 0)
     joiner = "&" if "?" in path else "?"
+    # The per-source counts are computed once a minute for everyone; a first request computes
+    # them (test_feed_counts_cost_one_query_a_minute).
+    client.get(f"{path}{joiner}per_page=2", headers=headers or {})
     # Distinct URLs, so that no response cache answers the second one.
     one = queries(client, f"{path}{joiner}per_page=1", headers)
     fifty = queries(client, f"{path}{joiner}per_page=50", headers)
@@ -119,7 +122,7 @@ def test_followed_entries_page_holds_only_followed_sources(client, world):
 DETAILS = [
     # A repeated open (the view already counted today); the first open's counting is below.
     ("/api/v1/entries/{entry}", 2, "the entry; its tags"),
-    ("/api/v1/feeds/{feed}", 1, "the source with its count"),
+    ("/api/v1/feeds/{feed}", 1, "the source (its count cached)"),
     ("/api/v1/tags/{tag}", 1, "the tag with its count"),
     (
         "/api/v1/stories/{story}",
@@ -169,3 +172,12 @@ def test_story_detail_queries_do_not_grow_with_its_entries(client, world):
     big = queries(client, f"/api/v1/stories/{world['story'].pk}")
     small = queries(client, f"/api/v1/stories/{world['small'].pk}")
     assert big == small
+
+
+def test_feed_counts_cost_one_query_a_minute(client, world):
+    # Cold: the sources and the counts; then the counts come from the cache for everyone.
+    assert queries(client, "/api/v1/feeds?per_page=1") == 2
+    assert queries(client, "/api/v1/feeds?per_page=50") == 1
+    answer = client.get("/api/v1/feeds?per_page=3", headers=world["auth"]).json()["data"]
+    assert [feed["entries_count"] for feed in answer] == [21, 20, 19]
+    assert [feed["is_following"] for feed in answer] == [True, True, False]
