@@ -102,8 +102,11 @@ def ttrss_fill(ttrss: TtRss) -> None:
                 "feed_id, owner_uid, tag_cache, label_cache) SELECT id, '', %s, %s, '', '' "
                 "FROM e",
                 [
-                    (title, url, url, published, summary, url, published, published)
-                    + (ids[feed_id], owner)  # noqa: RUF005 - the two VALUES lists, apart
+                    (
+                        *(title, url, url, published, summary, url, published, published),
+                        ids[feed_id],
+                        owner,
+                    )
                     for feed_id, title, url, summary, published in entries
                 ],
             )
