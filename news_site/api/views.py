@@ -1,8 +1,10 @@
 """The /api/v1 views. They only translate HTTP to selector and service calls and shapes."""
 
+import logging
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db.models import QuerySet
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from drf_spectacular.utils import (
@@ -11,6 +13,7 @@ from drf_spectacular.utils import (
     extend_schema,
     inline_serializer,
 )
+from redis.exceptions import RedisError
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.request import Request
@@ -32,6 +35,8 @@ from news_site.search.selectors import entries_search
 from news_site.stories import selectors as story_selectors
 from shared.http import client_ip
 from shared.ratelimit import Usage, apply_headers, usage_count
+
+logger = logging.getLogger(__name__)
 
 
 class HasAccount(BasePermission):
@@ -90,6 +95,28 @@ _LANG_PARAM = OpenApiParameter(
 
 
 # Plumbing --------------------------------------------------------------------------------
+
+# Pages of entries that are the same for every caller (their content has no per-user field)
+# are kept in the shared cache as briefly as the anonymous response cache keeps whole
+# responses, so that a Bearer request (which no response cache may answer) gets no staler
+# data than an anonymous one and costs its token lookup instead of the page's queries. A
+# user's followed-entries page is keyed by the followed sources themselves, never by the user.
+_PAGE_KEY = "news:api-page:v1:"
+
+
+def _page_cached(key: str) -> tuple[list, bool] | None:
+    try:
+        return cache.get(_PAGE_KEY + key)
+    except RedisError as exc:
+        logger.warning("page served without the cache: %s", exc)
+        return None
+
+
+def _page_keep(key: str, page: tuple[list, bool]) -> None:
+    try:
+        cache.set(_PAGE_KEY + key, page, settings.NEWS_RESPONSE_CACHE_SECONDS)
+    except RedisError as exc:
+        logger.warning("page not cached: %s", exc)
 
 
 def _params(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
@@ -157,17 +184,32 @@ class ApiView(APIView):
         items: QuerySet,
         serializer: type[serializers.Serializer],
         params: dict[str, Any],
+        *,
+        shared_as: str | None = None,
         **context: Any,
     ) -> Response:
+        """One page of `items`. With `shared_as` (a name for the list that holds everything
+        its content depends on besides the parameters), the page is kept for
+        NEWS_RESPONSE_CACHE_SECONDS in the shared cache and served to every caller asking for
+        it."""
         page, per_page = params["page"], params["per_page"]
-        start = (page - 1) * per_page
-        # One row more than the page tells whether there is a next page without a COUNT.
-        rows = list(items[start : start + per_page + 1])
-        has_more = len(rows) > per_page
         lang = params.get("lang")
-        data = serializer(
-            rows[:per_page], many=True, context={"request": request, "lang": lang, **context}
-        ).data
+        key = None
+        if shared_as is not None and settings.NEWS_RESPONSE_CACHE_SECONDS > 0:
+            key = f"{shared_as}:{page}:{per_page}:{lang}"
+            cached = _page_cached(key)
+        if key is None or cached is None:
+            start = (page - 1) * per_page
+            # One row more than the page tells whether there is a next page without a COUNT.
+            rows = list(items[start : start + per_page + 1])
+            has_more = len(rows) > per_page
+            data = serializer(
+                rows[:per_page], many=True, context={"request": request, "lang": lang, **context}
+            ).data
+            if key is not None:
+                _page_keep(key, (list(data), has_more))
+        else:
+            data, has_more = cached
         return Response(
             {
                 "data": data,
@@ -203,7 +245,9 @@ class EntryListView(ApiView):
     def get(self, request: Request) -> Response:
         params = _params(shapes.EntryListParams, request)
         entries = entry_popular() if params["sort"] == "popular" else entry_list()
-        return self.paginated(request, entries, shapes.EntrySerializer, params)
+        return self.paginated(
+            request, entries, shapes.EntrySerializer, params, shared_as=f"entries:{params['sort']}"
+        )
 
 
 class EntryPopularView(ApiView):
@@ -214,7 +258,9 @@ class EntryPopularView(ApiView):
     )
     def get(self, request: Request) -> Response:
         params = _params(shapes.ListParams, request)
-        return self.paginated(request, entry_popular(), shapes.EntrySerializer, params)
+        return self.paginated(
+            request, entry_popular(), shapes.EntrySerializer, params, shared_as="entries:popular"
+        )
 
 
 class EntryFollowsView(AccountView):
@@ -225,8 +271,12 @@ class EntryFollowsView(AccountView):
     )
     def get(self, request: Request) -> Response:
         params = _params(shapes.ListParams, request)
-        entries = selectors.entry_followed_list(account_id=request.user.pk)
-        return self.paginated(request, entries, shapes.EntrySerializer, params)
+        # The follow set (one indexed lookup) names the page: callers who follow the same
+        # sources share it, and a follow or unfollow names another page at once.
+        feed_ids = sorted(followed_feed_ids(account_id=request.user.pk))
+        entries = selectors.entry_list_of_feeds(feed_ids=feed_ids)
+        shared_as = "follows:" + ",".join(map(str, feed_ids))
+        return self.paginated(request, entries, shapes.EntrySerializer, params, shared_as=shared_as)
 
 
 class EntryDetailView(ApiView):
@@ -360,7 +410,13 @@ class FeedEntriesView(ApiView):
     def get(self, request: Request, feed_id: int) -> Response:
         params = _params(shapes.ListParams, request)
         feed = _feed(feed_id)
-        return self.paginated(request, entry_list(feed=feed), shapes.EntrySerializer, params)
+        return self.paginated(
+            request,
+            entry_list(feed=feed),
+            shapes.EntrySerializer,
+            params,
+            shared_as=f"feed:{feed.pk}",
+        )
 
 
 _FOLLOW_RESPONSE = _item_schema("FollowState", shapes.FollowSerializer)
@@ -426,7 +482,9 @@ class TagEntriesView(ApiView):
     def get(self, request: Request, slug: str) -> Response:
         params = _params(shapes.ListParams, request)
         tag = _tag(slug)
-        return self.paginated(request, entry_list(tag=tag), shapes.EntrySerializer, params)
+        return self.paginated(
+            request, entry_list(tag=tag), shapes.EntrySerializer, params, shared_as=f"tag:{tag.pk}"
+        )
 
 
 # Stories ---------------------------------------------------------------------------------
