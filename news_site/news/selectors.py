@@ -157,10 +157,9 @@ def tag_list_with_entries() -> QuerySet[Tag]:
     )
 
 
-def entry_list_of_feeds(*, feed_ids: list[int]) -> QuerySet[Entry]:
-    """Relevant entries of these sources, newest first (a caller's follow set, looked up
-    once, so that the page's query needs no join)."""
-    return entry_list().filter(feed_id__in=feed_ids)
+def entry_followed_list(*, account_id: int) -> QuerySet[Entry]:
+    """Relevant entries of the sources an account follows (the accounts app's Follow rows)."""
+    return entry_list().filter(feed__followers__account_id=account_id)
 
 
 def tag_get(*, tag_id: int) -> Tag | None:
