@@ -239,7 +239,11 @@ class EntryListView(ApiView):
             OpenApiParameter("sort", str, enum=["latest", "popular"]),
         ],
         responses=_list_schema("Entry", shapes.EntrySerializer),
-        description="Relevant entries, newest first (or most viewed first with sort=popular).",
+        description=(
+            "Relevant entries, newest first (or most viewed first with sort=popular). The "
+            "page is the same for every caller, with or without a token, and may be up to "
+            "NEWS_RESPONSE_CACHE_SECONDS (10 s) old, as anonymous responses may."
+        ),
     )
     def get(self, request: Request) -> Response:
         params = _params(shapes.EntryListParams, request)
@@ -379,8 +383,9 @@ class FeedListView(ApiView):
         parameters=_PAGE_PARAMS,
         responses=_list_schema("Feed", shapes.FeedSerializer),
         description=(
-            "Active sources. `entries_count` counts relevant entries; `is_following` is true "
-            "only for the authenticated caller's follows."
+            "Active sources. `entries_count` counts relevant entries (counted at most a "
+            "minute ago); `is_following` is true only for the authenticated caller's follows "
+            "(always current)."
         ),
     )
     def get(self, request: Request) -> Response:
