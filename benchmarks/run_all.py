@@ -32,6 +32,7 @@ SCRIPTS: list[tuple[str, list[str], dict[str, str]]] = [
     ("compliance_hostile_bench", ["benchmarks/compliance_hostile_bench.py"], {}),
     ("news_bench", ["benchmarks/news_bench.py"], {}),
     ("news_api_bench", ["benchmarks/news_api_bench.py"], {}),
+    ("news_personal_bench", ["benchmarks/news_personal_bench.py"], {}),
     ("news_mcp_bench", ["benchmarks/news_mcp_bench.py"], {}),
     ("news_search_quality (SQLite)", ["benchmarks/news_search_quality.py"], {}),
     (

@@ -1,8 +1,10 @@
 """The /api/v1 views. They only translate HTTP to selector and service calls and shapes."""
 
+import logging
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db.models import QuerySet
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from drf_spectacular.utils import (
@@ -11,6 +13,7 @@ from drf_spectacular.utils import (
     extend_schema,
     inline_serializer,
 )
+from redis.exceptions import RedisError
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.request import Request
@@ -32,6 +35,8 @@ from news_site.search.selectors import entries_search
 from news_site.stories import selectors as story_selectors
 from shared.http import client_ip
 from shared.ratelimit import Usage, apply_headers, usage_check, usage_count
+
+logger = logging.getLogger(__name__)
 
 
 class HasAccount(BasePermission):
@@ -90,6 +95,27 @@ _LANG_PARAM = OpenApiParameter(
 
 
 # Plumbing --------------------------------------------------------------------------------
+
+# Pages of entries that are the same for every caller (their content has no per-user field)
+# are kept in the shared cache as briefly as the anonymous response cache keeps whole
+# responses, so that a Bearer request (which no response cache may answer) gets no staler
+# data than an anonymous one and costs its token lookup instead of the page's queries.
+_PAGE_KEY = "news:api-page:v1:"
+
+
+def _page_cached(key: str) -> tuple[list, bool] | None:
+    try:
+        return cache.get(_PAGE_KEY + key)
+    except RedisError as exc:
+        logger.warning("page served without the cache: %s", exc)
+        return None
+
+
+def _page_keep(key: str, page: tuple[list, bool]) -> None:
+    try:
+        cache.set(_PAGE_KEY + key, page, settings.NEWS_RESPONSE_CACHE_SECONDS)
+    except RedisError as exc:
+        logger.warning("page not cached: %s", exc)
 
 
 def _params(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
@@ -162,17 +188,32 @@ class ApiView(APIView):
         items: QuerySet,
         serializer: type[serializers.Serializer],
         params: dict[str, Any],
+        *,
+        shared_as: str | None = None,
         **context: Any,
     ) -> Response:
+        """One page of `items`. With `shared_as` (a name for the list that holds everything
+        its content depends on besides the parameters), the page is kept for
+        NEWS_RESPONSE_CACHE_SECONDS in the shared cache and served to every caller asking for
+        it."""
         page, per_page = params["page"], params["per_page"]
-        start = (page - 1) * per_page
-        # One row more than the page tells whether there is a next page without a COUNT.
-        rows = list(items[start : start + per_page + 1])
-        has_more = len(rows) > per_page
         lang = params.get("lang")
-        data = serializer(
-            rows[:per_page], many=True, context={"request": request, "lang": lang, **context}
-        ).data
+        key = None
+        if shared_as is not None and settings.NEWS_RESPONSE_CACHE_SECONDS > 0:
+            key = f"{shared_as}:{page}:{per_page}:{lang}"
+            cached = _page_cached(key)
+        if key is None or cached is None:
+            start = (page - 1) * per_page
+            # One row more than the page tells whether there is a next page without a COUNT.
+            rows = list(items[start : start + per_page + 1])
+            has_more = len(rows) > per_page
+            data = serializer(
+                rows[:per_page], many=True, context={"request": request, "lang": lang, **context}
+            ).data
+            if key is not None:
+                _page_keep(key, (list(data), has_more))
+        else:
+            data, has_more = cached
         return Response(
             {
                 "data": data,
@@ -203,12 +244,18 @@ class EntryListView(ApiView):
             OpenApiParameter("sort", str, enum=["latest", "popular"]),
         ],
         responses=_list_schema("Entry", shapes.EntrySerializer),
-        description="Relevant entries, newest first (or most viewed first with sort=popular).",
+        description=(
+            "Relevant entries, newest first (or most viewed first with sort=popular). The "
+            "page is the same for every caller, with or without a token, and may be up to "
+            "NEWS_RESPONSE_CACHE_SECONDS (10 s) old, as anonymous responses may."
+        ),
     )
     def get(self, request: Request) -> Response:
         params = _params(shapes.EntryListParams, request)
         entries = entry_popular() if params["sort"] == "popular" else entry_list()
-        return self.paginated(request, entries, shapes.EntrySerializer, params)
+        return self.paginated(
+            request, entries, shapes.EntrySerializer, params, shared_as=f"entries:{params['sort']}"
+        )
 
 
 class EntryPopularView(ApiView):
@@ -219,7 +266,9 @@ class EntryPopularView(ApiView):
     )
     def get(self, request: Request) -> Response:
         params = _params(shapes.ListParams, request)
-        return self.paginated(request, entry_popular(), shapes.EntrySerializer, params)
+        return self.paginated(
+            request, entry_popular(), shapes.EntrySerializer, params, shared_as="entries:popular"
+        )
 
 
 class EntryFollowsView(AccountView):
@@ -230,6 +279,8 @@ class EntryFollowsView(AccountView):
     )
     def get(self, request: Request) -> Response:
         params = _params(shapes.ListParams, request)
+        # One query with the follows joined in (indexed on account and feed); the page is the
+        # caller's own, so it is never shared.
         entries = selectors.entry_followed_list(account_id=request.user.pk)
         return self.paginated(request, entries, shapes.EntrySerializer, params)
 
@@ -320,10 +371,15 @@ def _followed(request: Request) -> set[int]:
 
 
 def _feed(feed_id: int):
-    feed = selectors.feed_list_counted().filter(pk=feed_id).first()
+    feed = selectors.feed_get(feed_id=feed_id)
     if feed is None:
         raise NotFound(f"no source {feed_id}")
     return feed
+
+
+def _feed_context(request: Request) -> dict[str, Any]:
+    # The counts are everyone's (cached for a minute); the follows are only this caller's.
+    return {"followed": _followed(request), "entries_counts": selectors.feed_entry_counts()}
 
 
 class FeedListView(ApiView):
@@ -332,15 +388,16 @@ class FeedListView(ApiView):
         parameters=_PAGE_PARAMS,
         responses=_list_schema("Feed", shapes.FeedSerializer),
         description=(
-            "Active sources. `entries_count` counts relevant entries; `is_following` is true "
-            "only for the authenticated caller's follows."
+            "Active sources. `entries_count` counts relevant entries (counted at most a "
+            "minute ago); `is_following` is true only for the authenticated caller's follows "
+            "(always current)."
         ),
     )
     def get(self, request: Request) -> Response:
         params = _params(shapes.PageParams, request)
-        feeds = selectors.feed_list_counted()
+        feeds = selectors.feed_list()
         return self.paginated(
-            request, feeds, shapes.FeedSerializer, params, followed=_followed(request)
+            request, feeds, shapes.FeedSerializer, params, **_feed_context(request)
         )
 
 
@@ -348,7 +405,7 @@ class FeedDetailView(ApiView):
     @extend_schema(responses=_item_schema("FeedDetail", shapes.FeedSerializer))
     def get(self, request: Request, feed_id: int) -> Response:
         feed = _feed(feed_id)
-        data = shapes.FeedSerializer(feed, context={"followed": _followed(request)}).data
+        data = shapes.FeedSerializer(feed, context=_feed_context(request)).data
         return Response({"data": data, "meta": _meta()})
 
 
@@ -360,7 +417,13 @@ class FeedEntriesView(ApiView):
     def get(self, request: Request, feed_id: int) -> Response:
         params = _params(shapes.ListParams, request)
         feed = _feed(feed_id)
-        return self.paginated(request, entry_list(feed=feed), shapes.EntrySerializer, params)
+        return self.paginated(
+            request,
+            entry_list(feed=feed),
+            shapes.EntrySerializer,
+            params,
+            shared_as=f"feed:{feed.pk}",
+        )
 
 
 _FOLLOW_RESPONSE = _item_schema("FollowState", shapes.FollowSerializer)
@@ -426,7 +489,9 @@ class TagEntriesView(ApiView):
     def get(self, request: Request, slug: str) -> Response:
         params = _params(shapes.ListParams, request)
         tag = _tag(slug)
-        return self.paginated(request, entry_list(tag=tag), shapes.EntrySerializer, params)
+        return self.paginated(
+            request, entry_list(tag=tag), shapes.EntrySerializer, params, shared_as=f"tag:{tag.pk}"
+        )
 
 
 # Stories ---------------------------------------------------------------------------------

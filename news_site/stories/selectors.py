@@ -69,7 +69,9 @@ def story_get(*, story_id: int) -> Story | None:
 
 
 def story_successors(*, story: Story) -> QuerySet[Story]:
-    return story.successors.only("id", "title", "slug", "status").order_by("id")
+    # predecessor too: the related manager sets it on every row it returns, and a deferred
+    # predecessor_id would cost one query per successor.
+    return story.successors.only("id", "title", "slug", "status", "predecessor").order_by("id")
 
 
 def story_entries(*, story: Story) -> QuerySet[Entry]:
