@@ -1,4 +1,4 @@
-"""Settings both projects share. Each project's settings module starts from `base_settings()`.
+"""Settings both projects share, imported by name into each project's settings module.
 
 Everything comes from the environment (12-factor). Without DEBUG or SECRET_KEY set, the
 services refuse to start in production mode with a made-up secret.
@@ -12,8 +12,7 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from shared.env import env_bool, env_int, env_list, env_str
-from shared.logs import logging_config
+from shared.env import env_int, env_str
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The quick start keeps its SQLite files and demo repository here (git-ignored).
@@ -102,74 +101,31 @@ def cache(key_prefix: str) -> dict[str, Any]:
     }
 
 
-def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
-    debug = env_bool("DEBUG", False)
-    uses_redis = bool(env_str("REDIS_URL"))
-    ssl_redirect = env_bool("SECURE_SSL_REDIRECT", not debug)
-    return {
-        "DEBUG": debug,
-        "SECRET_KEY": secret_key(debug),
-        "ALLOWED_HOSTS": env_list("ALLOWED_HOSTS", "127.0.0.1,localhost"),
-        "DATABASES": {"default": database(db_env, project)},
-        "CACHES": {"default": cache(project)},
-        "DEFAULT_AUTO_FIELD": "django.db.models.BigAutoField",
-        "USE_TZ": True,
-        "TIME_ZONE": "UTC",
-        "USE_I18N": True,
-        "TEMPLATES": [
-            {
-                "BACKEND": "django.template.backends.django.DjangoTemplates",
-                "DIRS": [],
-                "APP_DIRS": True,
-                "OPTIONS": {
-                    "context_processors": [
-                        "django.template.context_processors.request",
-                        "django.contrib.auth.context_processors.auth",
-                        "django.contrib.messages.context_processors.messages",
-                    ]
-                },
-            }
-        ],
-        "STATIC_URL": "static/",
-        "STATIC_ROOT": str(VAR_DIR / "static" / project),
-        # Neither service stores uploads; a media prefix keeps test servers from treating every
-        # path as a media file.
-        "MEDIA_URL": "media/",
-        "MEDIA_ROOT": str(VAR_DIR / "media" / project),
-        # Secure by default; plain-loopback deployments turn SECURE_SSL_REDIRECT off.
-        "SECURE_SSL_REDIRECT": ssl_redirect,
-        "SESSION_COOKIE_SECURE": ssl_redirect,
-        "CSRF_COOKIE_SECURE": ssl_redirect,
-        "SECURE_HSTS_SECONDS": env_int("SECURE_HSTS_SECONDS", 31536000 if ssl_redirect else 0),
-        "SECURE_HSTS_INCLUDE_SUBDOMAINS": ssl_redirect,
-        "SECURE_HSTS_PRELOAD": ssl_redirect,
-        "SECURE_PROXY_SSL_HEADER": ("HTTP_X_FORWARDED_PROTO", "https"),
-        "SECURE_CONTENT_TYPE_NOSNIFF": True,
-        "SECURE_REFERRER_POLICY": "same-origin",
-        "X_FRAME_OPTIONS": "DENY",
-        # Content-Security-Policy (shared/security.py): nothing at all for the APIs, the
-        # admin's own static files for the admin.
-        "CONTENT_SECURITY_POLICY": {"DIRECTIVES": API_CSP_DIRECTIVES},
-        "ADMIN_CONTENT_SECURITY_POLICY": {"DIRECTIVES": ADMIN_CSP_DIRECTIVES},
-        # Admin login attempts per client IP and per username (shared/security.py).
-        "ADMIN_LOGIN_RATE_LIMIT": env_int("ADMIN_LOGIN_RATE_LIMIT", 10),
-        "ADMIN_LOGIN_RATE_WINDOW_SECONDS": env_int("ADMIN_LOGIN_RATE_WINDOW_SECONDS", 15 * 60),
-        # Only these proxies may tell us the client address (X-Forwarded-For / X-Real-IP).
-        "TRUSTED_PROXIES": env_list("TRUSTED_PROXIES"),
-        "FETCH_ALLOW_PRIVATE_NETWORKS": env_bool("FETCH_ALLOW_PRIVATE_NETWORKS", False),
-        "RATELIMIT_USE_CACHE": "default",
-        # django-ratelimit does not list Django's own RedisCache, whose incr is Redis' atomic
-        # INCRBY. Without Redis there is one process (the quick start), so a local cache is
-        # shared by everything that counts.
-        "SILENCED_SYSTEM_CHECKS": ["django_ratelimit.W001"]
-        + ([] if uses_redis else ["django_ratelimit.E003"]),
-        # JSON lines on stderr, each with the id of the request it belongs to (shared/logs.py).
-        "LOGGING": logging_config(service=project, level=env_str("LOG_LEVEL", "INFO")),
-        # Who may read /metrics (addresses or networks); nginx never passes the path on.
-        "METRICS_ALLOWED_IPS": env_list("METRICS_ALLOWED_IPS", "127.0.0.1,::1"),
-        # Collectors that report batch-job results from the database at scrape time.
-        "METRICS_COLLECTORS": [],
+# Django's template engine with the context the admin needs.
+DJANGO_TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
     }
+]
+
+# A year of HSTS once a service is served over HTTPS only.
+HSTS_SECONDS = 31536000
+
+
+def silenced_checks(*, uses_redis: bool) -> list[str]:
+    """django-ratelimit does not list Django's own RedisCache, whose incr is Redis' atomic
+    INCRBY. Without Redis there is one process (the quick start), so a local cache is shared by
+    everything that counts."""
+    return ["django_ratelimit.W001"] + ([] if uses_redis else ["django_ratelimit.E003"])
 
 
 # The first two of both projects' middleware: request ids, access lines and request metrics,
