@@ -22,3 +22,4 @@ def semantic(settings):
     INDEX.reset()
     yield settings
     INDEX.reset()
+from tests.news.inprocess import http, served_queries  # noqa: F401 - endpoint tests run in-process
