@@ -2,6 +2,8 @@
 
 import pytest
 
+from tests.news.inprocess import http, served_queries  # noqa: F401 - endpoint tests in-process
+
 
 @pytest.fixture
 def keyword_only(settings):
@@ -22,4 +24,3 @@ def semantic(settings):
     INDEX.reset()
     yield settings
     INDEX.reset()
-from tests.news.inprocess import http, served_queries  # noqa: F401 - endpoint tests run in-process
