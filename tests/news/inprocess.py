@@ -12,6 +12,7 @@ import httpx
 import pytest
 from django.db import connection
 from django.test import Client
+from django.test.client import ClientHandler
 
 from tests.conftest import ServedQueries
 
@@ -54,6 +55,22 @@ class DjangoTransport(httpx.BaseTransport):
             content=content,
             request=request,
         )
+
+
+def wsgi_application(environ: dict, start_response):
+    """A WSGI application over Django's test handler, for WSGI clients such as schemathesis'.
+    The handler keeps the test's connection (and its transaction) open across requests, which
+    Django's own WSGIHandler would close after each one."""
+    response = _HANDLER(environ)
+    content = b"".join(response.streaming_content) if response.streaming else response.content
+    cookies = [("Set-Cookie", morsel.OutputString()) for morsel in response.cookies.values()]
+    start_response(
+        f"{response.status_code} {response.reason_phrase}", [*response.items(), *cookies]
+    )
+    return [content]
+
+
+_HANDLER = ClientHandler(enforce_csrf_checks=True)
 
 
 @pytest.fixture
