@@ -38,7 +38,7 @@ MEDIA_URL = "media/"
 MEDIA_ROOT = str(VAR_DIR / "media" / "compliance")
 
 # --- Database -----------------------------------------------------------------------------
-DATABASES = {"default": database("COMPLIANCE_DATABASE_URL", "compliance")}
+DATABASES = {"default": database(db_env="COMPLIANCE_DATABASE_URL", sqlite_name="compliance")}
 
 # --- Cache --------------------------------------------------------------------------------
 # Redis when REDIS_URL is set (shared by every process), else a per-process cache.

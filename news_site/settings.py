@@ -41,7 +41,7 @@ MEDIA_URL = "media/"
 MEDIA_ROOT = str(VAR_DIR / "media" / "news")
 
 # --- Database -----------------------------------------------------------------------------
-DATABASES = {"default": database("NEWS_DATABASE_URL", "news")}
+DATABASES = {"default": database(db_env="NEWS_DATABASE_URL", sqlite_name="news")}
 
 # --- Cache --------------------------------------------------------------------------------
 # Redis when REDIS_URL is set (shared by every process), else a per-process cache.

@@ -58,9 +58,9 @@ def secret_key(debug: bool) -> str:
     raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
 
 
-def database(env_name: str, sqlite_name: str) -> dict[str, Any]:
-    """The database from `env_name` (a URL), or an embedded SQLite file for the quick start."""
-    url = env_str(env_name)
+def database(*, db_env: str, sqlite_name: str) -> dict[str, Any]:
+    """The database from `db_env` (a URL), or an embedded SQLite file for the quick start."""
+    url = env_str(db_env)
     if url:
         config = dj_database_url.parse(url, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))
         config["CONN_HEALTH_CHECKS"] = True
