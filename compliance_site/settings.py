@@ -1,20 +1,84 @@
-"""Settings of the compliance data service, all from the environment (see README)."""
+"""Settings of the compliance data service, all from the environment (see README).
+
+Grouped by topic: core, database, cache, security, apps and middleware, language and time,
+logging and metrics, the API, then the features (data repository, access, source monitor).
+"""
 
 from pathlib import Path
 
-from shared.env import env_int, env_str
+from shared.env import env_bool, env_int, env_list, env_str
+from shared.logs import logging_config
 from shared.settings_base import (
+    ADMIN_CSP_DIRECTIVES,
+    API_CSP_DIRECTIVES,
     AUDIENCE_MIDDLEWARE,
     DJANGO_APPS,
+    DJANGO_TEMPLATES,
+    HSTS_SECONDS,
     OBSERVABILITY_MIDDLEWARE,
     SHARED_APPS,
     STATIC_MIDDLEWARE,
     VAR_DIR,
-    base_settings,
+    cache,
+    database,
+    secret_key,
+    silenced_checks,
+    static_root,
 )
 
-globals().update(base_settings(project="compliance", db_env="COMPLIANCE_DATABASE_URL"))
+# --- Core ---------------------------------------------------------------------------------
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = secret_key(DEBUG)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
+ROOT_URLCONF = "compliance_site.urls"
+WSGI_APPLICATION = "compliance_site.wsgi.application"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+TEMPLATES = DJANGO_TEMPLATES
+STATIC_URL = "static/"
+STATIC_ROOT = static_root("compliance")
+# WhiteNoise serves the apps' static files from their folders in every mode; nginx serves the
+# collected copy in production and never passes /static/ on.
+WHITENOISE_USE_FINDERS = True
+# The service stores no uploads; a media prefix keeps test servers from treating every path
+# as a media file.
+MEDIA_URL = "media/"
+MEDIA_ROOT = str(VAR_DIR / "media" / "compliance")
 
+# --- Database -----------------------------------------------------------------------------
+DATABASES = {"default": database(db_env="COMPLIANCE_DATABASE_URL", sqlite_name="compliance")}
+
+# --- Cache --------------------------------------------------------------------------------
+# Redis when REDIS_URL is set (shared by every process), else a per-process cache.
+CACHES = {"default": cache("compliance")}
+RATELIMIT_USE_CACHE = "default"
+SILENCED_SYSTEM_CHECKS = silenced_checks(uses_redis=bool(env_str("REDIS_URL")))
+
+# --- Security (shared/security.py, README "Security") ----------------------------------------
+# Secure by default; plain-loopback deployments turn SECURE_SSL_REDIRECT off.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+SESSION_COOKIE_SECURE = SECURE_SSL_REDIRECT
+CSRF_COOKIE_SECURE = SECURE_SSL_REDIRECT
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", HSTS_SECONDS if SECURE_SSL_REDIRECT else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_SSL_REDIRECT
+SECURE_HSTS_PRELOAD = SECURE_SSL_REDIRECT
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# Only these proxies may tell us the client address (X-Forwarded-For / X-Real-IP).
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
+FETCH_ALLOW_PRIVATE_NETWORKS = env_bool("FETCH_ALLOW_PRIVATE_NETWORKS", False)
+# Content-Security-Policy: nothing at all for the API, the admin's own static files for the
+# admin.
+CONTENT_SECURITY_POLICY = {"DIRECTIVES": API_CSP_DIRECTIVES}
+ADMIN_CONTENT_SECURITY_POLICY = {"DIRECTIVES": ADMIN_CSP_DIRECTIVES}
+# Admin login attempts per client IP and username, and per client IP over all usernames
+# (shared/security.py, docs/auth-and-limits.md).
+ADMIN_LOGIN_RATE_LIMIT = env_int("ADMIN_LOGIN_RATE_LIMIT", 10)
+ADMIN_LOGIN_IP_RATE_LIMIT = env_int("ADMIN_LOGIN_IP_RATE_LIMIT", 50)
+ADMIN_LOGIN_RATE_WINDOW_SECONDS = env_int("ADMIN_LOGIN_RATE_WINDOW_SECONDS", 15 * 60)
+
+# --- Apps and middleware ------------------------------------------------------------------
 INSTALLED_APPS = [
     *DJANGO_APPS,
     *SHARED_APPS,
@@ -42,12 +106,29 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
-
 # Bodies over DATA_UPLOAD_MAX_MEMORY_SIZE (Django's 2.5 MB) get 413 in this shape.
 PAYLOAD_TOO_LARGE_RESPONSE = "compliance_site.api.errors.payload_too_large"
-ROOT_URLCONF = "compliance_site.urls"
-WSGI_APPLICATION = "compliance_site.wsgi.application"
 
+# --- Language and time --------------------------------------------------------------------
+USE_I18N = True
+USE_TZ = True
+TIME_ZONE = "UTC"
+# shared/audience.py: the API answers in English; admin shows DISPLAY_TIME_ZONE with the
+# zone's name, in the formats of shared/formats.
+ENGLISH_PATHS = r"^/api/"
+FORMAT_MODULE_PATH = ["shared.formats"]
+DISPLAY_TIME_ZONE = env_str("DISPLAY_TIME_ZONE", "Europe/Stockholm")
+DISPLAY_TIME_ZONE_PATHS = r"^/admin/"
+
+# --- Logging and metrics ------------------------------------------------------------------
+# JSON lines on stderr, each with the id of the request it belongs to (shared/logs.py).
+LOGGING = logging_config(service="compliance", level=env_str("LOG_LEVEL", "INFO"))
+# Who may read /metrics (addresses or networks); nginx never passes the path on.
+METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", "127.0.0.1,::1")
+# /metrics reports reindex results from the runs recorded in the database.
+METRICS_COLLECTORS = ["compliance_site.records.metrics.ReindexCollector"]
+
+# --- API (Django REST Framework) ----------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
@@ -57,7 +138,6 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "UNAUTHENTICATED_USER": None,
 }
-
 SPECTACULAR_SETTINGS = {
     "TITLE": "Compliance Data Service",
     "DESCRIPTION": (
@@ -77,13 +157,17 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
+# --- Data repository ----------------------------------------------------------------------
 # The git repository of YAML files that `reindex` publishes.
 COMPLIANCE_DATA_REPO = Path(env_str("COMPLIANCE_DATA_REPO", str(VAR_DIR / "compliance-data")))
-# /metrics reports reindex results from the runs recorded in the database.
-METRICS_COLLECTORS = ["compliance_site.records.metrics.ReindexCollector"]
+
+# --- Access (API keys and rate limits, compliance_site.access) -------------------------------
+# Requests per minute per client IP without a valid key, and for a new key unless its row says
+# otherwise.
 COMPLIANCE_ANONYMOUS_RATE_PER_MINUTE = env_int("COMPLIANCE_ANONYMOUS_RATE_PER_MINUTE", 30)
 COMPLIANCE_DEFAULT_KEY_RATE_PER_MINUTE = 60
-COMPLIANCE_CURSOR_MAX_LENGTH = 512
+
+# --- Source monitor (compliance_site.monitoring) --------------------------------------------
 MONITOR_USER_AGENT = env_str(
     "MONITOR_USER_AGENT", "ComplianceSourceMonitor/1.0 (+https://compliance.example/about)"
 )

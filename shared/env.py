@@ -1,5 +1,6 @@
 """Typed settings from the environment that fail loudly on a value they cannot read."""
 
+import math
 import os
 
 from django.core.exceptions import ImproperlyConfigured
@@ -32,6 +33,20 @@ def env_int(name: str, default: int) -> int:
         return int(raw)
     except ValueError as exc:
         raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from exc
+
+
+def env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from exc
+    # nan and inf parse but make no sense as a delay or a score.
+    if not math.isfinite(value):
+        raise ImproperlyConfigured(f"{name} must be a finite number, got {raw!r}")
+    return value
 
 
 def env_list(name: str, default: str = "") -> list[str]:

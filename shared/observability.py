@@ -8,10 +8,10 @@ application (so that `/mcp` and answers from the in-memory response cache count 
 
 import functools
 import logging
-import re
 import time
 from collections.abc import Callable
 
+from django.contrib.admindocs.views import simplify_regex
 from django.http import HttpRequest, HttpResponse
 from django.urls import Resolver404, resolve
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -42,44 +42,13 @@ def _request_route(request: HttpRequest) -> str:
     return readable_route(match.route)
 
 
-_CHARACTER_CLASS = re.compile(r"\[(?:\\.|[^\]\\])*\]")
-
-
 @functools.lru_cache(maxsize=512)
 def readable_route(route: str) -> str:
-    """A URL pattern as a metric label: `/entries/<entry_id>.json` rather than the regular
-    expression `/^entries/(?P<entry_id>[0-9]{1,20})\\.json$` of a re_path()."""
-    out, index = [], 0
-    while index < len(route):
-        if route.startswith("(?P<", index):
-            name_end = route.index(">", index)
-            out.append(f"<{route[index + 4 : name_end]}>")
-            index = _group_end(route, name_end + 1)
-        elif route[index] == "\\" and index + 1 < len(route):
-            out.append(route[index + 1])
-            index += 2
-        elif route[index] in "^$":
-            index += 1
-        else:
-            out.append(route[index])
-            index += 1
-    return "/" + "".join(out)
-
-
-def _group_end(route: str, index: int) -> int:
-    """The position after the `)` that closes the group whose body starts at `index`."""
-    depth = 1
-    while index < len(route) and depth:
-        character_class = _CHARACTER_CLASS.match(route, index)
-        if character_class:
-            index = character_class.end()
-            continue
-        if route[index] == "\\":
-            index += 2
-            continue
-        depth += {"(": 1, ")": -1}.get(route[index], 0)
-        index += 1
-    return index
+    """Django's own route of the matched pattern as a metric label, from the root:
+    `/api/v1/entries/<id:entry_id>`. The services' patterns are path()s with converters; the
+    few regular expressions of Django's admin are simplified by Django's own admindocs helper
+    (`/admin/<app_label>/`)."""
+    return simplify_regex(route)
 
 
 def request_record(

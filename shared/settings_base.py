@@ -1,4 +1,4 @@
-"""Settings both projects share. Each project's settings module starts from `base_settings()`.
+"""Settings both projects share, imported by name into each project's settings module.
 
 Everything comes from the environment (12-factor). Without DEBUG or SECRET_KEY set, the
 services refuse to start in production mode with a made-up secret.
@@ -12,8 +12,7 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from shared.env import env_bool, env_int, env_list, env_str
-from shared.logs import logging_config
+from shared.env import env_int, env_str
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The quick start keeps its SQLite files and demo repository here (git-ignored); VAR_DIR moves it
@@ -65,9 +64,9 @@ def secret_key(debug: bool) -> str:
     )
 
 
-def database(env_name: str, sqlite_name: str) -> dict[str, Any]:
-    """The database from `env_name` (a URL), or an embedded SQLite file for the quick start."""
-    url = env_str(env_name)
+def database(*, db_env: str, sqlite_name: str) -> dict[str, Any]:
+    """The database from `db_env` (a URL), or an embedded SQLite file for the quick start."""
+    url = env_str(db_env)
     if url:
         config = dj_database_url.parse(url, conn_max_age=0)
         config["CONN_HEALTH_CHECKS"] = True
@@ -114,6 +113,15 @@ def connection_pool() -> dict[str, Any]:
     }
 
 
+def static_root(project: str) -> str:
+    """collectstatic's folder for nginx in production. WhiteNoise (STATIC_MIDDLEWARE) serves
+    the apps' files straight from their folders, so `make run` needs no collectstatic, but it
+    warns when this folder is missing."""
+    folder = VAR_DIR / "static" / project
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(folder)
+
+
 def cache(key_prefix: str) -> dict[str, Any]:
     """Redis when REDIS_URL is set (shared by every process); else a per-process cache."""
     url = env_str("REDIS_URL")
@@ -132,88 +140,31 @@ def cache(key_prefix: str) -> dict[str, Any]:
     }
 
 
-def base_settings(*, project: str, db_env: str) -> dict[str, Any]:
-    debug = env_bool("DEBUG", False)
-    # WhiteNoise also serves collectstatic's copy and warns when its folder is missing.
-    static_root = VAR_DIR / "static" / project
-    static_root.mkdir(parents=True, exist_ok=True)
-    uses_redis = bool(env_str("REDIS_URL"))
-    ssl_redirect = env_bool("SECURE_SSL_REDIRECT", not debug)
-    return {
-        "DEBUG": debug,
-        "SECRET_KEY": secret_key(debug),
-        "ALLOWED_HOSTS": env_list("ALLOWED_HOSTS", "127.0.0.1,localhost"),
-        "DATABASES": {"default": database(db_env, project)},
-        "CACHES": {"default": cache(project)},
-        "DEFAULT_AUTO_FIELD": "django.db.models.BigAutoField",
-        "USE_TZ": True,
-        "TIME_ZONE": "UTC",
-        "USE_I18N": True,
-        # shared/audience.py: English for APIs, the display zone (named) for pages for people.
-        "ENGLISH_PATHS": r"^/api/",
-        "DISPLAY_TIME_ZONE": env_str("DISPLAY_TIME_ZONE", "Europe/Stockholm"),
-        "DISPLAY_TIME_ZONE_PATHS": r"^/admin/",
-        "FORMAT_MODULE_PATH": ["shared.formats"],
-        "TEMPLATES": [
-            {
-                "BACKEND": "django.template.backends.django.DjangoTemplates",
-                "DIRS": [],
-                "APP_DIRS": True,
-                "OPTIONS": {
-                    "context_processors": [
-                        "django.template.context_processors.request",
-                        "django.contrib.auth.context_processors.auth",
-                        "django.contrib.messages.context_processors.messages",
-                    ]
-                },
-            }
-        ],
-        "STATIC_URL": "static/",
-        # WhiteNoise (STATIC_MIDDLEWARE) serves the apps' static files straight from their
-        # folders, so `make run` needs no collectstatic; nginx serves the collected copy in
-        # production and never passes /static/ on.
-        "WHITENOISE_USE_FINDERS": True,
-        "STATIC_ROOT": str(static_root),
-        # Neither service stores uploads; a media prefix keeps test servers from treating every
-        # path as a media file.
-        "MEDIA_URL": "media/",
-        "MEDIA_ROOT": str(VAR_DIR / "media" / project),
-        # Secure by default; plain-loopback deployments turn SECURE_SSL_REDIRECT off.
-        "SECURE_SSL_REDIRECT": ssl_redirect,
-        "SESSION_COOKIE_SECURE": ssl_redirect,
-        "CSRF_COOKIE_SECURE": ssl_redirect,
-        "SECURE_HSTS_SECONDS": env_int("SECURE_HSTS_SECONDS", 31536000 if ssl_redirect else 0),
-        "SECURE_HSTS_INCLUDE_SUBDOMAINS": ssl_redirect,
-        "SECURE_HSTS_PRELOAD": ssl_redirect,
-        "SECURE_PROXY_SSL_HEADER": ("HTTP_X_FORWARDED_PROTO", "https"),
-        "SECURE_CONTENT_TYPE_NOSNIFF": True,
-        "SECURE_REFERRER_POLICY": "same-origin",
-        "X_FRAME_OPTIONS": "DENY",
-        # Content-Security-Policy (shared/security.py): nothing at all for the APIs, the
-        # admin's own static files for the admin.
-        "CONTENT_SECURITY_POLICY": {"DIRECTIVES": API_CSP_DIRECTIVES},
-        "ADMIN_CONTENT_SECURITY_POLICY": {"DIRECTIVES": ADMIN_CSP_DIRECTIVES},
-        # Admin login attempts per client IP and username, and per client IP over all usernames
-        # (shared/security.py, docs/auth-and-limits.md).
-        "ADMIN_LOGIN_RATE_LIMIT": env_int("ADMIN_LOGIN_RATE_LIMIT", 10),
-        "ADMIN_LOGIN_IP_RATE_LIMIT": env_int("ADMIN_LOGIN_IP_RATE_LIMIT", 50),
-        "ADMIN_LOGIN_RATE_WINDOW_SECONDS": env_int("ADMIN_LOGIN_RATE_WINDOW_SECONDS", 15 * 60),
-        # Only these proxies may tell us the client address (X-Forwarded-For / X-Real-IP).
-        "TRUSTED_PROXIES": env_list("TRUSTED_PROXIES"),
-        "FETCH_ALLOW_PRIVATE_NETWORKS": env_bool("FETCH_ALLOW_PRIVATE_NETWORKS", False),
-        "RATELIMIT_USE_CACHE": "default",
-        # django-ratelimit does not list Django's own RedisCache, whose incr is Redis' atomic
-        # INCRBY. Without Redis there is one process (the quick start), so a local cache is
-        # shared by everything that counts.
-        "SILENCED_SYSTEM_CHECKS": ["django_ratelimit.W001"]
-        + ([] if uses_redis else ["django_ratelimit.E003"]),
-        # JSON lines on stderr, each with the id of the request it belongs to (shared/logs.py).
-        "LOGGING": logging_config(service=project, level=env_str("LOG_LEVEL", "INFO")),
-        # Who may read /metrics (addresses or networks); nginx never passes the path on.
-        "METRICS_ALLOWED_IPS": env_list("METRICS_ALLOWED_IPS", "127.0.0.1,::1"),
-        # Collectors that report batch-job results from the database at scrape time.
-        "METRICS_COLLECTORS": [],
+# Django's template engine with the context the admin needs.
+DJANGO_TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
     }
+]
+
+# A year of HSTS once a service is served over HTTPS only.
+HSTS_SECONDS = 31536000
+
+
+def silenced_checks(*, uses_redis: bool) -> list[str]:
+    """django-ratelimit does not list Django's own RedisCache, whose incr is Redis' atomic
+    INCRBY. Without Redis there is one process (the quick start), so a local cache is shared by
+    everything that counts."""
+    return ["django_ratelimit.W001"] + ([] if uses_redis else ["django_ratelimit.E003"])
 
 
 # Right after SecurityMiddleware in both projects: static files, then the audience's language

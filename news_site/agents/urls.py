@@ -1,4 +1,4 @@
-from django.urls import path, re_path
+from django.urls import path
 
 from news_site.agents import views
 from news_site.agents.feeds import LatestEntriesFeed
@@ -11,5 +11,5 @@ urlpatterns = [
     path("entries/<id:entry_id>", views.entry_page, name="entry"),
     path("entries/<id:entry_id>.md", views.entry_markdown, name="entry-md"),
     # Slugs are letters, digits and hyphens only, so no path can escape the guide table.
-    re_path(r"^(?P<slug>[a-z0-9]+(?:-[a-z0-9]+)*)\.md$", views.guide_markdown, name="guide-md"),
+    path("<guide_slug:slug>.md", views.guide_markdown, name="guide-md"),
 ]

@@ -1,10 +1,11 @@
-from django.urls import path, re_path
+from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
 from news_site.api import views
 from news_site.api.errors import not_found_view
 
-# Numeric ids have at most 20 digits; anything else falls through to the JSON 404.
+# Ids, slugs and episode ids are path converters (news/converters.py); a path they do not
+# match falls through to the JSON 404.
 
 urlpatterns = [
     path("schema", SpectacularAPIView.as_view(), name="api-schema"),
@@ -21,8 +22,8 @@ urlpatterns = [
     path("feeds/<id:feed_id>/entries", views.FeedEntriesView.as_view()),
     path("feeds/<id:feed_id>/follow", views.FeedFollowView.as_view()),
     path("tags", views.TagListView.as_view()),
-    re_path(r"^tags/(?P<slug>[-a-zA-Z0-9_]{1,60})$", views.TagDetailView.as_view()),
-    re_path(r"^tags/(?P<slug>[-a-zA-Z0-9_]{1,60})/entries$", views.TagEntriesView.as_view()),
+    path("tags/<tag_slug:slug>", views.TagDetailView.as_view()),
+    path("tags/<tag_slug:slug>/entries", views.TagEntriesView.as_view()),
     path("stories", views.StoryListView.as_view()),
     path(
         "stories/<id_slug:story_id>",
@@ -30,6 +31,8 @@ urlpatterns = [
         name="api-story",
     ),
     path("podd_episodes", views.EpisodeListView.as_view()),
-    re_path(r"^podd_episodes/(?P<episode_id>[^\x00]{1,200})$", views.EpisodeDetailView.as_view()),
-    re_path(r"^(?P<path>.*)$", not_found_view),
+    path("podd_episodes/<episode_id:episode_id>", views.EpisodeDetailView.as_view()),
+    # Every other path, and /api/v1/ itself, answers the envelope's 404.
+    path("", not_found_view),
+    path("<path:path>", not_found_view),
 ]

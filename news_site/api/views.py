@@ -7,12 +7,6 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db.models import QuerySet
 from django.utils.cache import patch_cache_control, patch_vary_headers
-from drf_spectacular.utils import (
-    OpenApiParameter,
-    PolymorphicProxySerializer,
-    extend_schema,
-    inline_serializer,
-)
 from redis.exceptions import RedisError
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny, BasePermission
@@ -23,8 +17,10 @@ from rest_framework.views import APIView
 from news_site.accounts import services as accounts
 from news_site.accounts.oidc import id_token_verify
 from news_site.accounts.selectors import followed_feed_ids
+from news_site.api import openapi
 from news_site.api import serializers as shapes
-from news_site.api.errors import API_VERSION, ApiError, InvalidParameter, NotFound, first_error
+from news_site.api.envelopes import PageNumberEnvelope, item_response
+from news_site.api.errors import ApiError, InvalidParameter, NotFound, first_error
 from news_site.api.filters import StoryFilter
 from news_site.api.services import entry_view_register
 from news_site.news import selectors
@@ -44,54 +40,6 @@ class HasAccount(BasePermission):
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         return request.user is not None
-
-
-# Schema pieces ---------------------------------------------------------------------------
-
-_Meta = inline_serializer(
-    "Meta",
-    {
-        "api_version": serializers.CharField(),
-        "lang": serializers.ChoiceField(choices=shapes.LANGUAGES, required=False),
-    },
-)
-_Pagination = inline_serializer(
-    "Pagination",
-    {
-        "page": serializers.IntegerField(),
-        "per_page": serializers.IntegerField(),
-        "has_more": serializers.BooleanField(help_text="Whether page + 1 has items."),
-        "next_page": serializers.IntegerField(allow_null=True),
-    },
-)
-
-
-def _list_schema(name: str, item: type[serializers.Serializer]) -> serializers.Serializer:
-    return inline_serializer(
-        f"{name}List", {"data": item(many=True), "pagination": _Pagination, "meta": _Meta}
-    )
-
-
-def _item_schema(name: str, item: type[serializers.Serializer]) -> serializers.Serializer:
-    return inline_serializer(f"{name}Envelope", {"data": item(), "meta": _Meta})
-
-
-_PAGE_PARAMS = [
-    # Bounds in the schema too, so that clients (and schemathesis) know what is refused.
-    OpenApiParameter(
-        "page",
-        {"type": "integer", "minimum": 1, "maximum": 10_000, "default": 1},
-        description="1-based page number (at most 10,000).",
-    ),
-    OpenApiParameter(
-        "per_page",
-        {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
-        description="Items per page, 1-100 (default 20).",
-    ),
-]
-_LANG_PARAM = OpenApiParameter(
-    "lang", str, enum=shapes.LANGUAGES, description="Language of `content.translated`."
-)
 
 
 # Plumbing --------------------------------------------------------------------------------
@@ -123,10 +71,6 @@ def _params(serializer_class: type[serializers.Serializer], request: Request) ->
     if not params.is_valid():
         raise InvalidParameter(first_error(params.errors))
     return params.validated_data
-
-
-def _meta(**extra: Any) -> dict[str, Any]:
-    return {"api_version": API_VERSION, **extra}
 
 
 class ApiView(APIView):
@@ -196,36 +140,21 @@ class ApiView(APIView):
         its content depends on besides the parameters), the page is kept for
         NEWS_RESPONSE_CACHE_SECONDS in the shared cache and served to every caller asking for
         it."""
-        page, per_page = params["page"], params["per_page"]
         lang = params.get("lang")
+        paginator = PageNumberEnvelope(page=params["page"], per_page=params["per_page"], lang=lang)
         key = None
         if shared_as is not None and settings.NEWS_RESPONSE_CACHE_SECONDS > 0:
-            key = f"{shared_as}:{page}:{per_page}:{lang}"
+            key = f"{shared_as}:{params['page']}:{params['per_page']}:{lang}"
             cached = _page_cached(key)
-        if key is None or cached is None:
-            start = (page - 1) * per_page
-            # One row more than the page tells whether there is a next page without a COUNT.
-            rows = list(items[start : start + per_page + 1])
-            has_more = len(rows) > per_page
-            data = serializer(
-                rows[:per_page], many=True, context={"request": request, "lang": lang, **context}
-            ).data
-            if key is not None:
-                _page_keep(key, (list(data), has_more))
-        else:
-            data, has_more = cached
-        return Response(
-            {
-                "data": data,
-                "pagination": {
-                    "page": page,
-                    "per_page": per_page,
-                    "has_more": has_more,
-                    "next_page": page + 1 if has_more else None,
-                },
-                "meta": _meta(**({"lang": lang} if lang else {})),
-            }
-        )
+            if cached is not None:
+                data, paginator.has_more = cached
+                return paginator.get_paginated_response(data)
+        rows = paginator.paginate_queryset(items, request, self)
+        context = {"request": request, "lang": lang, **context}
+        data = serializer(rows, many=True, context=context).data
+        if key is not None:
+            _page_keep(key, (list(data), paginator.has_more))
+        return paginator.get_paginated_response(data)
 
 
 class AccountView(ApiView):
@@ -236,20 +165,7 @@ class AccountView(ApiView):
 
 
 class EntryListView(ApiView):
-    @extend_schema(
-        operation_id="entries_list",
-        parameters=[
-            *_PAGE_PARAMS,
-            _LANG_PARAM,
-            OpenApiParameter("sort", str, enum=["latest", "popular"]),
-        ],
-        responses=_list_schema("Entry", shapes.EntrySerializer),
-        description=(
-            "Relevant entries, newest first (or most viewed first with sort=popular). The "
-            "page is the same for every caller, with or without a token, and may be up to "
-            "NEWS_RESPONSE_CACHE_SECONDS (10 s) old, as anonymous responses may."
-        ),
-    )
+    @openapi.ENTRY_LIST_GET
     def get(self, request: Request) -> Response:
         params = _params(shapes.EntryListParams, request)
         entries = entry_popular() if params["sort"] == "popular" else entry_list()
@@ -259,11 +175,7 @@ class EntryListView(ApiView):
 
 
 class EntryPopularView(ApiView):
-    @extend_schema(
-        parameters=[*_PAGE_PARAMS, _LANG_PARAM],
-        responses=_list_schema("PopularEntry", shapes.EntrySerializer),
-        description="Relevant entries, most viewed first.",
-    )
+    @openapi.ENTRY_POPULAR_GET
     def get(self, request: Request) -> Response:
         params = _params(shapes.ListParams, request)
         return self.paginated(
@@ -272,11 +184,7 @@ class EntryPopularView(ApiView):
 
 
 class EntryFollowsView(AccountView):
-    @extend_schema(
-        parameters=[*_PAGE_PARAMS, _LANG_PARAM],
-        responses=_list_schema("FollowedEntry", shapes.EntrySerializer),
-        description="Entries of the sources the caller follows, newest first. Bearer only.",
-    )
+    @openapi.ENTRY_FOLLOWS_GET
     def get(self, request: Request) -> Response:
         params = _params(shapes.ListParams, request)
         # One query with the follows joined in (indexed on account and feed); the page is the
@@ -286,14 +194,7 @@ class EntryFollowsView(AccountView):
 
 
 class EntryDetailView(ApiView):
-    @extend_schema(
-        parameters=[_LANG_PARAM],
-        responses=_item_schema("EntryDetail", shapes.EntrySerializer),
-        description=(
-            "One relevant entry. This is the article view behind `click_count` and popularity: "
-            "counted once per caller (account, else client address) and entry a day."
-        ),
-    )
+    @openapi.ENTRY_DETAIL_GET
     def get(self, request: Request, entry_id: int) -> Response:
         params = _params(shapes.LangParams, request)
         entry = entry_get(entry_id=entry_id)
@@ -302,47 +203,14 @@ class EntryDetailView(ApiView):
         viewer = f"account:{request.user.pk}" if request.user else f"ip:{client_ip(request)}"
         entry_view_register(entry_id=entry.pk, viewer=viewer)
         data = shapes.EntrySerializer(entry, context={"lang": params["lang"]}).data
-        response = Response({"data": data, "meta": _meta(lang=params["lang"])})
+        response = item_response(data, lang=params["lang"])
         # Every open must reach us to be counted, so no shared cache may answer it.
         patch_cache_control(response, private=True, no_cache=True)
         return response
 
 
-_SearchMeta = inline_serializer(
-    "SearchMeta",
-    {
-        "api_version": serializers.CharField(),
-        "mode": serializers.ChoiceField(choices=["semantic", "keyword"]),
-        "count": serializers.IntegerField(),
-    },
-)
-
-
 class EntrySearchView(ApiView):
-    @extend_schema(
-        parameters=[
-            OpenApiParameter(
-                "q",
-                {"type": "string", "maxLength": 200, "pattern": r"^[^\x00]*[^\x00\s][^\x00]*$"},
-                required=True,
-                description="The query (1-200 chars, not only spaces, no NUL).",
-            ),
-            OpenApiParameter(
-                "limit",
-                {"type": "integer", "minimum": 1, "maximum": 50, "default": 20},
-                description="1-50, default 20.",
-            ),
-        ],
-        responses=inline_serializer(
-            "SearchResult",
-            {"data": shapes.EntrySerializer(many=True), "meta": _SearchMeta},
-        ),
-        description=(
-            "A ranked top list (no pagination). Semantic search when embeddings are available "
-            "and find something, else keyword search; `meta.mode` says which. `lang` is ignored. "
-            "30 calls per 10 minutes per client address, then 429 with Retry-After."
-        ),
-    )
+    @openapi.ENTRY_SEARCH_GET
     def get(self, request: Request) -> Response:
         self.limit(
             request,
@@ -356,7 +224,7 @@ class EntrySearchView(ApiView):
         params = _params(shapes.SearchParams, request)
         entries, mode = entries_search(query=params["q"], limit=params["limit"])
         data = shapes.EntrySerializer(entries, many=True, context={"lang": "sv"}).data
-        response = Response({"data": data, "meta": _meta(mode=mode, count=len(data))})
+        response = item_response(data, mode=mode, count=len(data))
         # Every search must reach us to be counted, and the limit headers are one client's:
         # no shared cache (ours per process, nginx) may answer it.
         patch_cache_control(response, private=True, no_cache=True)
@@ -383,16 +251,7 @@ def _feed_context(request: Request) -> dict[str, Any]:
 
 
 class FeedListView(ApiView):
-    @extend_schema(
-        operation_id="feeds_list",
-        parameters=_PAGE_PARAMS,
-        responses=_list_schema("Feed", shapes.FeedSerializer),
-        description=(
-            "Active sources. `entries_count` counts relevant entries (counted at most a "
-            "minute ago); `is_following` is true only for the authenticated caller's follows "
-            "(always current)."
-        ),
-    )
+    @openapi.FEED_LIST_GET
     def get(self, request: Request) -> Response:
         params = _params(shapes.PageParams, request)
         feeds = selectors.feed_list()
@@ -402,18 +261,15 @@ class FeedListView(ApiView):
 
 
 class FeedDetailView(ApiView):
-    @extend_schema(responses=_item_schema("FeedDetail", shapes.FeedSerializer))
+    @openapi.FEED_DETAIL_GET
     def get(self, request: Request, feed_id: int) -> Response:
         feed = _feed(feed_id)
         data = shapes.FeedSerializer(feed, context=_feed_context(request)).data
-        return Response({"data": data, "meta": _meta()})
+        return item_response(data)
 
 
 class FeedEntriesView(ApiView):
-    @extend_schema(
-        parameters=[*_PAGE_PARAMS, _LANG_PARAM],
-        responses=_list_schema("FeedEntry", shapes.EntrySerializer),
-    )
+    @openapi.FEED_ENTRIES_GET
     def get(self, request: Request, feed_id: int) -> Response:
         params = _params(shapes.ListParams, request)
         feed = _feed(feed_id)
@@ -426,30 +282,18 @@ class FeedEntriesView(ApiView):
         )
 
 
-_FOLLOW_RESPONSE = _item_schema("FollowState", shapes.FollowSerializer)
-
-
 class FeedFollowView(AccountView):
-    @extend_schema(
-        request=None,
-        responses=_FOLLOW_RESPONSE,
-        description="Follow the source (idempotent): 200 with `is_following: true`.",
-    )
+    @openapi.FEED_FOLLOW_POST
     def post(self, request: Request, feed_id: int) -> Response:
         feed = _feed(feed_id)
         accounts.follow_create(account=request.user, feed=feed)
-        return Response({"data": {"feed_id": feed.pk, "is_following": True}, "meta": _meta()})
+        return item_response({"feed_id": feed.pk, "is_following": True})
 
-    @extend_schema(
-        request=None,
-        # Explicit status: drf-spectacular would document a DELETE as 204.
-        responses={200: _FOLLOW_RESPONSE},
-        description="Unfollow the source (idempotent): 200 with `is_following: false`.",
-    )
+    @openapi.FEED_FOLLOW_DELETE
     def delete(self, request: Request, feed_id: int) -> Response:
         feed = _feed(feed_id)
         accounts.follow_delete(account=request.user, feed=feed)
-        return Response({"data": {"feed_id": feed.pk, "is_following": False}, "meta": _meta()})
+        return item_response({"feed_id": feed.pk, "is_following": False})
 
 
 # Tags ------------------------------------------------------------------------------------
@@ -463,12 +307,7 @@ def _tag(slug: str):
 
 
 class TagListView(ApiView):
-    @extend_schema(
-        operation_id="tags_list",
-        parameters=_PAGE_PARAMS,
-        responses=_list_schema("Tag", shapes.TagSerializer),
-        description="Tags that have relevant entries, by name.",
-    )
+    @openapi.TAG_LIST_GET
     def get(self, request: Request) -> Response:
         params = _params(shapes.PageParams, request)
         tags = selectors.tag_list_with_entries()
@@ -476,16 +315,13 @@ class TagListView(ApiView):
 
 
 class TagDetailView(ApiView):
-    @extend_schema(responses=_item_schema("TagDetail", shapes.TagSerializer))
+    @openapi.TAG_DETAIL_GET
     def get(self, request: Request, slug: str) -> Response:
-        return Response({"data": shapes.TagSerializer(_tag(slug)).data, "meta": _meta()})
+        return item_response(shapes.TagSerializer(_tag(slug)).data)
 
 
 class TagEntriesView(ApiView):
-    @extend_schema(
-        parameters=[*_PAGE_PARAMS, _LANG_PARAM],
-        responses=_list_schema("TagEntry", shapes.EntrySerializer),
-    )
+    @openapi.TAG_ENTRIES_GET
     def get(self, request: Request, slug: str) -> Response:
         params = _params(shapes.ListParams, request)
         tag = _tag(slug)
@@ -498,15 +334,7 @@ class TagEntriesView(ApiView):
 
 
 class StoryListView(ApiView):
-    @extend_schema(
-        operation_id="stories_list",
-        parameters=[
-            *_PAGE_PARAMS,
-            OpenApiParameter("status", str, enum=["active", "dormant"]),
-        ],
-        responses=_list_schema("Story", shapes.StorySerializer),
-        description="Stories, most recently updated first.",
-    )
+    @openapi.STORY_LIST_GET
     def get(self, request: Request) -> Response:
         params = _params(shapes.PageParams, request)
         stories = StoryFilter(request.query_params, queryset=story_selectors.story_list())
@@ -516,11 +344,7 @@ class StoryListView(ApiView):
 
 
 class StoryDetailView(ApiView):
-    @extend_schema(
-        parameters=[_LANG_PARAM],
-        responses=_item_schema("StoryDetail", shapes.StoryDetailSerializer),
-        description="`:id` is the id or `<id>-<slug>` (the slug is not checked).",
-    )
+    @openapi.STORY_DETAIL_GET
     def get(self, request: Request, story_id: int) -> Response:
         params = _params(shapes.LangParams, request)
         story = story_selectors.story_get(story_id=story_id)
@@ -533,19 +357,14 @@ class StoryDetailView(ApiView):
             "entries": story_selectors.story_entries(story=story),
         }
         data = shapes.StoryDetailSerializer(story, context=context).data
-        return Response({"data": data, "meta": _meta(lang=params["lang"])})
+        return item_response(data, lang=params["lang"])
 
 
 # Podcast ---------------------------------------------------------------------------------
 
 
 class EpisodeListView(ApiView):
-    @extend_schema(
-        operation_id="podd_episodes_list",
-        parameters=_PAGE_PARAMS,
-        responses=_list_schema("Episode", shapes.EpisodeSerializer),
-        description="Podcast episodes, newest first.",
-    )
+    @openapi.EPISODE_LIST_GET
     def get(self, request: Request) -> Response:
         params = _params(shapes.PageParams, request)
         episodes = podcast_selectors.episode_list()
@@ -553,14 +372,7 @@ class EpisodeListView(ApiView):
 
 
 class EpisodeDetailView(ApiView):
-    @extend_schema(
-        parameters=[OpenApiParameter("include_transcript", bool)],
-        responses=_item_schema("EpisodeDetail", shapes.EpisodeDetailSerializer),
-        description=(
-            "`:id` is the episode_id. With include_transcript=true, `transcript` holds the "
-            "stored transcript text (null until it has been fetched)."
-        ),
-    )
+    @openapi.EPISODE_DETAIL_GET
     def get(self, request: Request, episode_id: str) -> Response:
         params = _params(shapes.EpisodeParams, request)
         episode = podcast_selectors.episode_get(episode_id=episode_id)
@@ -569,7 +381,7 @@ class EpisodeDetailView(ApiView):
         data = shapes.EpisodeDetailSerializer(episode).data
         if params["include_transcript"]:
             data["transcript"] = podcast_selectors.episode_transcript(episode=episode)
-        return Response({"data": data, "meta": _meta()})
+        return item_response(data)
 
 
 # Authentication --------------------------------------------------------------------------
@@ -580,27 +392,7 @@ MAIL_RETRY_AFTER_SECONDS = 30
 
 
 class LoginView(ApiView):
-    @extend_schema(
-        request=PolymorphicProxySerializer(
-            component_name="LoginRequest",
-            serializers=[shapes.EmailLoginRequest, shapes.IdTokenLoginRequest],
-            resource_type_field_name=None,
-        ),
-        responses={
-            200: _item_schema("LoginToken", shapes.TokenSerializer),
-            202: _item_schema("LoginCodeSent", shapes.CodeSentSerializer),
-        },
-        description=(
-            "`provider=email`: the first call (`email`) emails a six-digit code and answers 202; "
-            "the second (`email` + `code`) answers 200 with a token. Codes expire after 10 "
-            "minutes, work once, and die after 5 wrong tries. `provider=apple|google`: "
-            "`id_token` is the provider's OpenID Connect ID token. At most 30 calls per 10 "
-            "minutes per client address and 5 codes per hour per address (counted in the "
-            "database while the shared cache is down), then 429 with Retry-After. A code the "
-            "mail relay refuses is a 503 `service_unavailable` with Retry-After and does not "
-            "count. Addresses are compared NFKC-normalised and case-folded."
-        ),
-    )
+    @openapi.LOGIN_POST
     def post(self, request: Request) -> Response:
         # Per client IP first, so one address cannot spray codes or guesses over many emails.
         self.limit(
@@ -644,7 +436,7 @@ class LoginView(ApiView):
             "expires_at": serializers.DateTimeField().to_representation(token.expires_at),
             "account_id": account.pk,
         }
-        return Response({"data": data, "meta": _meta()})
+        return item_response(data)
 
     def _send_code(self, request: Request, email: str) -> Response:
         budget = {
@@ -674,25 +466,18 @@ class LoginView(ApiView):
             ) from exc
         self.usage = usage_count(request, **budget)
         data = {"status": "code_sent", "expires_in": settings.NEWS_LOGIN_CODE_SECONDS}
-        return Response({"data": data, "meta": _meta()}, status=202)
+        return item_response(data, status=202)
 
 
 class LogoutView(AccountView):
-    @extend_schema(
-        request=None,
-        responses={204: None},
-        description="Invalidates the token of this request (other devices stay logged in).",
-    )
+    @openapi.LOGOUT_POST
     def post(self, request: Request) -> Response:
         accounts.token_revoke(token=request.auth)
         return Response(status=204)
 
 
 class AccountDeleteView(AccountView):
-    @extend_schema(
-        responses={204: None},
-        description="Deletes the account, its logins, tokens and follows for good.",
-    )
+    @openapi.ACCOUNT_DELETE
     def delete(self, request: Request) -> Response:
         accounts.account_delete(account=request.user)
         return Response(status=204)

@@ -1,7 +1,13 @@
 from django.apps import AppConfig
 from django.urls import register_converter
 
-from news_site.news.converters import IdConverter, IdSlugConverter
+from news_site.news.converters import (
+    EpisodeIdConverter,
+    GuideSlugConverter,
+    IdConverter,
+    IdSlugConverter,
+    TagSlugConverter,
+)
 
 
 class NewsConfig(AppConfig):
@@ -13,3 +19,6 @@ class NewsConfig(AppConfig):
         # Before any URLconf is read: every surface's paths use these.
         register_converter(IdConverter, "id")
         register_converter(IdSlugConverter, "id_slug")
+        register_converter(TagSlugConverter, "tag_slug")
+        register_converter(GuideSlugConverter, "guide_slug")
+        register_converter(EpisodeIdConverter, "episode_id")

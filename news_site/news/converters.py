@@ -28,3 +28,28 @@ class IdSlugConverter(IdConverter):
 
     def to_python(self, value: str) -> int:
         return super().to_python(value.split("-", 1)[0])
+
+
+class TagSlugConverter:
+    """A tag's slug: letters, digits, `-` and `_`, at most 60 (the column's length)."""
+
+    regex = "[-a-zA-Z0-9_]{1,60}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
+class GuideSlugConverter(TagSlugConverter):
+    """A guide's slug: lower-case letters and digits in hyphen-separated words, so no path can
+    escape the guide table."""
+
+    regex = "[a-z0-9]+(?:-[a-z0-9]+)*"
+
+
+class EpisodeIdConverter(TagSlugConverter):
+    """A podcast episode's id (the feed's GUID): any text but NUL, at most 200 characters."""
+
+    regex = "[^\\x00]{1,200}"

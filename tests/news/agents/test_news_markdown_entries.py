@@ -5,7 +5,8 @@ import yaml
 
 from news_site.news.models import SummaryState
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+pytestmark = pytest.mark.django_db
 
 
 def _frontmatter(text: str) -> dict:

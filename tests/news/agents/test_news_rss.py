@@ -3,7 +3,8 @@
 import feedparser
 import pytest
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+pytestmark = pytest.mark.django_db
 
 
 def test_the_rss_feed_parses_cleanly_with_tags_and_images(

@@ -4,7 +4,8 @@ import pytest
 
 from news_site.accounts.models import Follow
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+pytestmark = pytest.mark.django_db
 
 
 def test_feeds_list_counts_relevant_entries_and_is_following_is_false_anonymously(

@@ -7,7 +7,8 @@ import pytest
 from news_site.podcasts.models import EpisodeTranscript, PodcastEpisode
 from news_site.podcasts.services import episode_transcripts_fetch
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+pytestmark = pytest.mark.django_db
 
 EPISODE_FIELDS = {
     "episode_id",

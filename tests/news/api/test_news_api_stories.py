@@ -7,7 +7,8 @@ from django.utils import timezone
 
 from news_site.news.models import Story, StoryStatus
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+pytestmark = pytest.mark.django_db
 
 STORY_FIELDS = {
     "id",

@@ -4,7 +4,8 @@ import pytest
 
 from news_site.news.models import FeedKind
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+pytestmark = pytest.mark.django_db
 
 
 def test_feeds_json_lists_active_sources_as_id_and_title(http, make_feed, served_queries):

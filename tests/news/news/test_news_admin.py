@@ -8,7 +8,8 @@ from django.test import Client
 
 from news_site.news.models import GuidePageType, ProductGuide, SummaryState
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

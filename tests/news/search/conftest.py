@@ -2,6 +2,8 @@
 
 import pytest
 
+from tests.news.inprocess import http, served_queries  # noqa: F401 - endpoint tests in-process
+
 
 @pytest.fixture
 def keyword_only(settings):

@@ -5,7 +5,8 @@ from django.utils import timezone
 
 from news_site.search.services import entries_embed
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+pytestmark = pytest.mark.django_db
 
 
 def _corpus(make_feed, make_entry):
