@@ -3,6 +3,7 @@ from django.urls import include, path
 from django.utils import timezone
 
 from news_site.news.selectors import ingest_worker_status
+from news_site.search.embeddings import web_worker_prepare
 from shared.health import cache_check, database_check, liveness, readiness_view
 from shared.security import login_attempts_limited
 
@@ -14,7 +15,9 @@ urlpatterns = [
     path(
         "readyz",
         readiness_view(
-            {"database": database_check, "cache": cache_check},
+            # "search" waits for the embedding model and the vector index, which a gunicorn
+            # worker loads before it accepts connections; elsewhere the first probe loads them.
+            {"database": database_check, "cache": cache_check, "search": web_worker_prepare},
             reports={"worker": lambda: ingest_worker_status(now=timezone.now())},
         ),
     ),

@@ -16,6 +16,7 @@ import gc
 import json
 import logging
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -30,6 +31,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+# Texts run through the model at once: activations of 32 texts of 256 tokens are a few tens of
+# MB, and larger batches are no faster on a CPU.
+ENCODE_BATCH = 32
 
 # torch runs on one thread per process. Concurrent searches queue for it (a worker per core, so
 # they would only contend for that core anyway); the model loads exactly once even when the
@@ -68,16 +73,28 @@ class SentenceEncoder:
     pooling: str
     max_length: int
 
-    def encode(self, texts: list[str], *, batch_size: int = 64) -> "np.ndarray":
+    def encode(self, texts: list[str], *, batch_size: int = ENCODE_BATCH) -> "np.ndarray":
         """One L2-normalised float32 row per text (on the torch thread)."""
         import numpy as np
         import torch
 
-        rows = []
+        out = np.empty((len(texts), self.model.config.hidden_size), dtype=np.float32)
+        if not texts:
+            return out
+        # Texts of similar length go into one batch: a batch is padded to its longest text, and
+        # in arrival order one long text made every short one beside it cost as much.
+        lengths = [
+            len(ids)
+            for ids in self.tokenizer(texts, truncation=True, max_length=self.max_length)[
+                "input_ids"
+            ]
+        ]
+        order = np.argsort(lengths, kind="stable")
         with torch.inference_mode():
             for start in range(0, len(texts), batch_size):
+                chosen = order[start : start + batch_size]
                 batch = self.tokenizer(
-                    texts[start : start + batch_size],
+                    [texts[i] for i in chosen],
                     padding=True,
                     truncation=True,
                     max_length=self.max_length,
@@ -85,8 +102,8 @@ class SentenceEncoder:
                 )
                 tokens = self.model(**batch).last_hidden_state
                 pooled = _pool(self.pooling, tokens, batch["attention_mask"])
-                rows.append(torch.nn.functional.normalize(pooled, dim=1).numpy())
-        return np.concatenate(rows).astype(np.float32)
+                out[chosen] = torch.nn.functional.normalize(pooled, dim=1).numpy()
+        return out
 
 
 def _pool(mode: str, tokens: Any, attention_mask: Any) -> Any:
@@ -135,8 +152,18 @@ def _model_directory(configured: str) -> Path:
     return Path(snapshot_download(configured, local_files_only=True))
 
 
+# torch threads of this process: every core for the task worker's and `ingest`'s batches; web
+# workers run on one (web_worker_prepare).
+_threads = os.cpu_count() or 1
+_LOAD_CALLS: set[str] = set()
+_prepare_lock = threading.Lock()
+_prepared: list[bool] = []
+
+
 @functools.cache
 def _load(configured: str) -> SentenceEncoder | None:
+    """Loaded at most once per process and model name (the task worker keeps it between runs)."""
+    _LOAD_CALLS.add(configured)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
         import torch
@@ -146,8 +173,7 @@ def _load(configured: str) -> SentenceEncoder | None:
         # A progress bar per load is noise in a server's log.
         disable_progress_bar()
 
-        # A gunicorn worker per core: more threads per process only contend with each other.
-        torch.set_num_threads(1)
+        torch.set_num_threads(_threads)
         directory = _model_directory(configured)
         pooling, max_length = _pipeline(directory)
         tokenizer = AutoTokenizer.from_pretrained(directory)
@@ -171,13 +197,49 @@ def _load(configured: str) -> SentenceEncoder | None:
 
 
 def _model() -> SentenceEncoder | None:
-    if settings.NEWS_EMBEDDING_MODEL == "off":
+    if not embeddings_enabled():
         return None
     return on_torch_thread(_load, settings.NEWS_EMBEDDING_MODEL)
 
 
+def embeddings_enabled() -> bool:
+    """Whether semantic search is switched on; answers without loading (or importing) anything."""
+    return settings.NEWS_EMBEDDING_MODEL != "off"
+
+
 def embeddings_available() -> bool:
+    """Whether the model is usable; loads it into this process on the first call."""
     return _model() is not None
+
+
+def model_loaded() -> bool:
+    """Whether this process has already tried to load the configured model (nothing to wait for)."""
+    if not embeddings_enabled():
+        return True
+    return settings.NEWS_EMBEDDING_MODEL in _LOAD_CALLS
+
+
+def web_worker_prepare() -> bool:
+    """Everything a web worker's first search would otherwise wait for: the model (on one
+    torch thread), a first pass through it (torch sets up its kernels on the first call), and
+    the vector index. Called by the gunicorn worker before it accepts connections
+    (deploy/gunicorn/news.py) and by /readyz; a no-op once done. False without semantic search."""
+    global _threads
+    if not embeddings_enabled():
+        return False
+    with _prepare_lock:
+        if not _LOAD_CALLS:
+            # A gunicorn worker per core: more threads per process only contend with each other.
+            _threads = 1
+        if not embeddings_available():
+            return False
+        if not _prepared:
+            from news_site.search.vector_index import INDEX
+
+            texts_embed(["warm-up"])
+            INDEX.refresh()
+            _prepared.append(True)
+    return True
 
 
 def texts_embed(texts: list[str]) -> "np.ndarray":

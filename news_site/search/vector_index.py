@@ -52,7 +52,7 @@ class VectorIndex:
 
     def nearest(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         """The k most similar entry ids with their cosine similarity, best first."""
-        self._refresh()
+        self.refresh()
         best: list[tuple[int, float]] = []
         query = torch.from_numpy(vector.astype(np.float32))
         for ids, rows, scales in self._parts:
@@ -64,7 +64,8 @@ class VectorIndex:
         best.sort(key=lambda hit: -hit[1])
         return best[:k]
 
-    def _refresh(self) -> None:
+    def refresh(self) -> None:
+        """Catch up with new or changed rows (at most every NEWS_SEMANTIC_REFRESH_SECONDS)."""
         every = settings.NEWS_SEMANTIC_REFRESH_SECONDS
         if time.monotonic() - self._checked_at < every:
             return

@@ -22,6 +22,7 @@ import logging
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -35,6 +36,7 @@ from news_site.news.models import Entry, Story, StoryStatus
 from news_site.news.summarise import BudgetExhausted, ChatModel, SummaryError
 from news_site.news.text import sha256
 from news_site.stories import selectors
+from news_site.stories.candidates import SHORTLIST_SIZE, CandidateIndex
 from news_site.stories.entities import EntityExtractor, is_specific
 from news_site.stories.vectors import Idf, centroid_add, cosine, term_vector
 from news_site.stories.writing import StoryText, story_text_from_model, story_text_offline
@@ -49,6 +51,8 @@ REOPEN_THRESHOLD = 0.55
 LINK_THRESHOLD = 0.45
 # A product line alone ("iPhone") says less about the event than a model ("iPhone 18 Pro").
 GENERIC_ENTITY_WEIGHT = 0.3
+# Entries scored against every candidate story by one matrix product (stories.candidates).
+_ASSIGN_BATCH = 64
 _LOCK_KEY = "stories:cluster-lock"
 _LOCK_SECONDS = 15 * 60
 
@@ -81,24 +85,101 @@ class _Candidate:
     vector: dict[str, float] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class _EntryTerms:
+    """What the comparison reads of an entry, worked out once per run."""
+
+    vector: dict[str, float]
+    weighted: dict[str, float]
+    hashed: Any
+    entities: set[str]
+
+
 class ClusteringContext:
     """What one run reads once: the entity vocabulary, document frequencies and the stories an
-    entry may join or continue (kept in memory and updated as entries join)."""
+    entry may join or continue, in a candidate index (stories.candidates) updated as entries
+    join. `shortlist_size=None` compares every entry with every story in its window (the
+    exhaustive reference the tests hold the index to)."""
 
-    def __init__(self, *, extractor: EntityExtractor, idf: Idf, stories: list[Story]) -> None:
+    def __init__(
+        self,
+        *,
+        extractor: EntityExtractor,
+        idf: Idf,
+        stories: list[Story],
+        shortlist_size: int | None = SHORTLIST_SIZE,
+    ) -> None:
         self.extractor = extractor
         self.idf = idf
-        self.candidates = [_Candidate(story, idf.apply(story.centroid)) for story in stories]
+        self.index = CandidateIndex(
+            entity_weight=entity_weight,
+            window=timedelta(hours=settings.NEWS_STORY_WINDOW_HOURS),
+            link_span=_link_span(),
+            shortlist_size=shortlist_size,
+        )
+        self._terms: dict[int, _EntryTerms] = {}
+        for story in stories:
+            self.story_put(_Candidate(story, idf.apply(story.centroid)))
 
     @classmethod
-    def build(cls, *, since: datetime) -> "ClusteringContext":
+    def build(
+        cls, *, since: datetime, shortlist_size: int | None = SHORTLIST_SIZE
+    ) -> "ClusteringContext":
         idf = Idf.from_vectors(entry_vector(entry=e) for e in selectors.entries_for_idf())
         stories = list(selectors.stories_since(moment=since - _link_span()))
-        return cls(extractor=EntityExtractor.from_database(), idf=idf, stories=stories)
+        return cls(
+            extractor=EntityExtractor.from_database(),
+            idf=idf,
+            stories=stories,
+            shortlist_size=shortlist_size,
+        )
+
+    def story_put(self, candidate: _Candidate) -> None:
+        story = candidate.story
+        self.index.put(
+            story.pk,
+            candidate,
+            vector=candidate.vector,
+            entities=story.entities,
+            first=story.first_entry_published_at,
+            last=story.last_entry_published_at,
+        )
+
+    def entry_terms(self, entry: Entry) -> _EntryTerms:
+        terms = self._terms.get(entry.pk)
+        if terms is None:
+            vector = entry_vector(entry=entry)
+            weighted = self.idf.apply(vector)
+            terms = _EntryTerms(
+                vector=vector,
+                weighted=weighted,
+                hashed=self.index.hashed(weighted),
+                entities=self.extractor.extract(selectors.entry_text(entry)),
+            )
+        return terms
+
+    def batch_prepare(self, entries: list[Entry]) -> None:
+        """Work out the next entries' terms and score them against every story in one product."""
+        self._terms = {entry.pk: self.entry_terms(entry) for entry in entries}
+        self.index.batch_score({pk: terms.hashed for pk, terms in self._terms.items()})
+
+    def nearby(self, entry: Entry, terms: _EntryTerms) -> list[_Candidate]:
+        return self.index.shortlist(
+            key=entry.pk,
+            hashed=terms.hashed,
+            entities=terms.entities,
+            moment=entry.listed_at,
+            text_weight=TEXT_WEIGHT,
+            entity_weight=ENTITY_WEIGHT,
+        )
 
 
 def entry_vector(*, entry: Entry) -> dict[str, float]:
     return term_vector(title=entry.title, texts=(entry.summary_original, entry.summary_translated))
+
+
+def entity_weight(entity: str) -> float:
+    return 1.0 if is_specific(entity) else GENERIC_ENTITY_WEIGHT
 
 
 def entity_overlap(entry_entities: set[str], story_entities: set[str]) -> float:
@@ -110,7 +191,7 @@ def entity_overlap(entry_entities: set[str], story_entities: set[str]) -> float:
         return 0.0
 
     def weight(entities: set[str]) -> float:
-        return sum(1.0 if is_specific(e) else GENERIC_ENTITY_WEIGHT for e in entities)
+        return sum(entity_weight(e) for e in entities)
 
     return weight(shared) / weight(entry_entities | story_entities)
 
@@ -155,10 +236,13 @@ def stories_cluster(
         touched: set[int] = set()
         if due:
             context = ClusteringContext.build(since=due[0].listed_at)
-            for entry in due:
-                story = story_assign(entry=entry, context=context, report=report)
-                if story is not None:
-                    touched.add(story.pk)
+            for start in range(0, len(due), _ASSIGN_BATCH):
+                batch = due[start : start + _ASSIGN_BATCH]
+                context.batch_prepare(batch)
+                for entry in batch:
+                    story = story_assign(entry=entry, context=context, report=report)
+                    if story is not None:
+                        touched.add(story.pk)
         for story in Story.objects.filter(pk__in=touched):
             story_refresh(story=story, now=now)
         # Active stories too: their members' summaries may have improved since (model step).
@@ -183,21 +267,20 @@ def story_assign(
     if not Entry.objects.select_for_update().filter(pk=entry.pk, story__isnull=True).exists():
         return None
     moment = entry.listed_at
-    vector = entry_vector(entry=entry)
-    weighted = context.idf.apply(vector)
-    entities = context.extractor.extract(selectors.entry_text(entry))
+    terms = context.entry_terms(entry)
+    vector, entities = terms.vector, terms.entities
     window = timedelta(hours=settings.NEWS_STORY_WINDOW_HOURS)
     quiet = timedelta(hours=settings.NEWS_STORY_QUIET_HOURS)
 
     best_join: tuple[float, _Candidate] | None = None
     best_link: tuple[float, _Candidate] | None = None
-    for candidate in context.candidates:
+    for candidate in context.nearby(entry, terms):
         story = candidate.story
         gap = moment - story.last_entry_published_at
         if story.first_entry_published_at - moment > window or gap > _link_span():
             continue
         score = similarity(
-            vector=weighted,
+            vector=terms.weighted,
             entities=entities,
             story_vector=candidate.vector,
             story_entities=set(story.entities),
@@ -226,7 +309,6 @@ def story_assign(
             updated_at=moment,
         )
         candidate = _Candidate(story)
-        context.candidates.append(candidate)
         report.stories_created += 1
         report.stories_linked += predecessor is not None
 
@@ -245,6 +327,7 @@ def story_assign(
     Entry.objects.filter(pk=entry.pk).update(story=story)
     candidate.story = story
     candidate.vector = context.idf.apply(story.centroid)
+    context.story_put(candidate)
     report.entries_assigned += 1
     return story
 
