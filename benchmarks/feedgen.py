@@ -252,7 +252,7 @@ class FeedServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_GET(self) -> None:  # noqa: N802 (the http.server interface)
+            def do_GET(self) -> None:
                 found = server.feeds.document(self.path)
                 if found is None:
                     self._answer(404, b"not found", {})
@@ -286,7 +286,7 @@ class FeedServer:
                 self.end_headers()
                 self.wfile.write(body)
 
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: object) -> None:
                 pass
 
         return Handler

@@ -23,7 +23,6 @@ Usage: python benchmarks/ttrss.py setup|stop|status|headlines
 
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
