@@ -239,6 +239,7 @@ def web_worker_prepare() -> bool:
             texts_embed(["warm-up"])
             INDEX.refresh()
             _prepared.append(True)
+            logger.info("semantic search ready: model loaded, %d vectors indexed", len(INDEX))
     return True
 
 

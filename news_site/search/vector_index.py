@@ -50,6 +50,10 @@ class VectorIndex:
         self._watermark = None
         self._checked_at = float("-inf")
 
+    def __len__(self) -> int:
+        """Live rows (a re-embedded entry's old row is not counted)."""
+        return sum(int((part.ids >= 0).sum()) for part in self._parts)
+
     def nearest(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         """The k most similar entry ids with their cosine similarity, best first."""
         self.refresh()
