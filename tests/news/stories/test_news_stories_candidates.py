@@ -25,10 +25,28 @@ from news_site.stories.services import (
 pytestmark = pytest.mark.django_db
 
 LINES = ["iPhone", "iPad", "MacBook Air", "Apple Watch Series"]
-WORDS = (
-    "battery screen camera price delay leak review update chip storage colour design "
-    "charger modem display sensor launch factory supplier recall"
-).split()
+WORDS = [
+    "battery",
+    "screen",
+    "camera",
+    "price",
+    "delay",
+    "leak",
+    "review",
+    "update",
+    "chip",
+    "storage",
+    "colour",
+    "design",
+    "charger",
+    "modem",
+    "display",
+    "sensor",
+    "launch",
+    "factory",
+    "supplier",
+    "recall",
+]
 
 
 def _cluster(shortlist_size: int | None) -> tuple[dict[str, frozenset[str]], int]:
