@@ -2,8 +2,9 @@
 
 40 sources of 50 items each by default, in Swedish and English, about consumer electronics:
 most items are about the vendor (so they get summaries, embeddings and stories), the rest about
-other brands. The same events are covered by several sources in their own words, over several
-days, as real news is. `advance` puts N new items on top of every feed (dropping the oldest),
+other brands. The same events are covered by several sources over several days, as real news
+is (from one template per kind of event and language, told apart by who reported them and
+where). `advance` puts N new items on top of every feed (dropping the oldest),
 which is the "5 new per feed" pass.
 
 The server answers conditional requests the way real sites do: a strong ETag and a
@@ -37,6 +38,43 @@ PRODUCTS = [
 ]
 SOFTWARE = ["iOS 26.2", "macOS 26.2", "watchOS 12.1", "iPadOS 26.2", "visionOS 3.1", "tvOS 26.1"]
 OTHER = ["Pixel 10 Pro", "Galaxy S26 Ultra", "Xperia 1 VII", "OnePlus 14", "Surface Laptop 8"]
+# What tells two events about one product apart: who reported it, and where.
+SOURCES = [
+    "Bloomberg",
+    "Kuo",
+    "Gurman",
+    "Counterpoint",
+    "IDC",
+    "DigiTimes",
+    "Nikkei",
+    "Reuters",
+    "Elgiganten",
+    "Netonnet",
+    "Webhallen",
+    "Inet",
+    "Best Buy",
+    "Amazon",
+    "Foxconn",
+    "TSMC",
+]
+PLACES = [
+    "Stockholm",
+    "Göteborg",
+    "Malmö",
+    "Berlin",
+    "London",
+    "Tokyo",
+    "Shenzhen",
+    "Austin",
+    "Cupertino",
+    "Paris",
+    "Oslo",
+    "Helsinki",
+    "Seoul",
+    "Taipei",
+    "Bangalore",
+    "Dublin",
+]
 
 EN_EVENTS = [
     (
@@ -176,6 +214,8 @@ class FeedSet:
             "s": r.choice(SOFTWARE),
             "o": r.choice(OTHER),
             "n": r.randint(2, 900),
+            "who": r.choice(SOURCES),
+            "where": r.choice(PLACES),
         }
 
     def _item(self, feed: int, published: datetime) -> dict:
@@ -187,10 +227,12 @@ class FeedSet:
         else:
             title, text = OTHER_EVENTS[1 if swedish else 0]
         values = {key: event[key] for key in ("p", "c", "s", "o", "n")}
+        where = f"{event['who']}, {event['where']}"
+        lead = f"Enligt {where}: " if swedish else f"According to {where}: "
         return {
             "guid": f"bench-{feed:02d}-{self._serial:06d}",
-            "title": title.format(**values),
-            "text": text.format(**values),
+            "title": f"{title.format(**values)} ({event['who']})",
+            "text": lead + text.format(**values),
             "published": published,
             "link": f"https://source-{feed:02d}.example/{self._serial}",
         }

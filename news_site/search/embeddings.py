@@ -34,7 +34,7 @@ T = TypeVar("T")
 
 # Texts run through the model at once: activations of 32 texts of 256 tokens are a few tens of
 # MB, and larger batches are no faster on a CPU.
-ENCODE_BATCH = 32
+ENCODE_BATCH = 8
 
 # torch runs on one thread per process. Concurrent searches queue for it (a worker per core, so
 # they would only contend for that core anyway); the model loads exactly once even when the

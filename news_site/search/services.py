@@ -27,7 +27,9 @@ def entry_embedding_text(entry: Entry) -> str:
     """What semantic search compares a query with: title and both summaries, so Swedish and
     English queries both find the entry."""
     parts = [entry.title, entry.summary_translated, entry.summary_original]
-    return "\n".join(part for part in parts if part)
+    # A Swedish source's own lead is both summaries offline: once is enough (the model's time
+    # grows with the text, and a repeated text adds nothing to its meaning).
+    return "\n".join(dict.fromkeys(part for part in parts if part))
 
 
 def entries_embed(*, limit: int | None = None) -> int:
