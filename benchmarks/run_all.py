@@ -38,6 +38,8 @@ SCRIPTS: list[tuple[str, list[str], dict[str, str]]] = [
         {"NEWS_DATABASE_URL": f"{PG}/news_search_quality"},
     ),
     ("news_cluster_quality", ["benchmarks/news_cluster_quality.py"], {}),
+    # Beside tt-rss where it is installed (docs/benchmarks-ttrss.md); our figures alone elsewhere.
+    ("news_ingest_bench", ["benchmarks/news_ingest_bench.py"], {}),
 ]
 
 

@@ -32,8 +32,9 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-# Texts run through the model at once: activations of 32 texts of 256 tokens are a few tens of
-# MB, and larger batches are no faster on a CPU.
+# Texts run through the model at once. Larger batches are no faster on a CPU (measured 28-31 ms
+# a text for 16-64), and the allocator keeps their peak: a first ingest of 1,632 entries peaked
+# at 758 MB with 32 and at 600 MB with 8, against 440 MB with the model loaded.
 ENCODE_BATCH = 8
 
 # torch runs on one thread per process. Concurrent searches queue for it (a worker per core, so
