@@ -5,38 +5,36 @@ to the number of stories (50 ms an entry at a few thousand). The index keeps, fo
 of the run's time span, one row each in memory:
 
 - the story's IDF-weighted centroid, hashed into HASH_DIMENSIONS signed buckets (the hashing
-  trick: inner products of hashed vectors estimate those of the sparse originals), so that one
-  matrix product scores a batch of entries against every story at once;
+  trick: inner products of hashed vectors estimate those of the sparse originals), all rows in
+  one matrix;
 - its entities in an inverted index, which gives the exact entity overlap of every story that
   shares one with the entry (a story sharing none scores 0 and can never be chosen);
 - its first and newest member's times, for the window rules.
 
-An entry's shortlist is the SHORTLIST_SIZE stories with the best estimated score among those
-that share an entity and lie in the time window, plus every story changed since the batch's
-product was taken. Only the shortlist gets the exact score (services.similarity), so the
-choice is the exhaustive one unless a story outside the shortlist would have won, which takes
-an estimate off by more than the gap to SHORTLIST_SIZE better-looking stories.
+For an entry, only the stories that share an entity and lie in its time window are looked at:
+one matrix product over their rows estimates the score of each (the text cosine from the
+hashed rows, the entity overlap exact). Those whose estimate is ESTIMATE_MARGIN or more below
+the lowest threshold are dropped, and of the rest the SHORTLIST_SIZE best get the exact score
+(services.similarity). So the cost of an entry follows the number of stories near it, not the
+number of stories, and the choice is the exhaustive one unless a hashing error larger than the
+margin (about four standard deviations at 256 dimensions) hides the winner.
 tests/news/stories/test_news_stories_candidates.py compares both on a set built to crowd the
 shortlist; benchmarks/news_ingest_bench.py measures the cost per entry at 40 and 40,000 stories.
 """
 
-import functools
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 HASH_DIMENSIONS = 256
 SHORTLIST_SIZE = 24
+# A hashed cosine is off by about 0.06 (one standard deviation) at 256 dimensions, the score by
+# 0.6 of that: a margin of 0.15 is four of those.
+ESTIMATE_MARGIN = 0.15
 _INITIAL_ROWS = 256
-
-
-@functools.cache
-def _blas() -> ThreadpoolController:
-    return ThreadpoolController()
 
 
 class _TermHasher:
@@ -83,10 +81,6 @@ class CandidateIndex:
         self._row_entities: list[frozenset[str]] = []
         self._postings: dict[str, list[int]] = {}
         self._posting_arrays: dict[str, np.ndarray] = {}
-        # The batch product: estimated cosines of the batch's entries with rows [0, _scored).
-        self._batch: dict[Any, np.ndarray] = {}
-        self._scored = 0
-        self._changed: set[int] = set()
 
     def __len__(self) -> int:
         return len(self._items)
@@ -123,31 +117,16 @@ class CandidateIndex:
         self._first[row] = first.timestamp()
         self._last[row] = last.timestamp()
         self._entity_total[row] = sum(self._entity_weight(e) for e in entities)
-        self._changed.add(row)
-
-    def batch_score(self, hashed: Mapping[Any, np.ndarray]) -> None:
-        """One matrix product: every entry of the coming batch against every row so far."""
-        self._batch = {}
-        self._scored = len(self._items)
-        self._changed = set()
-        if not hashed or not self._scored:
-            return
-        keys = list(hashed)
-        # One BLAS thread: a product this small is quicker alone than split among threads on
-        # cores the other workers use (measured 2.8 ms against 26 ms on a busy 2-core host).
-        with _blas().limit(limits=1, user_api="blas"):
-            products = np.stack([hashed[key] for key in keys]) @ self._vectors[: self._scored].T
-        self._batch = dict(zip(keys, products, strict=True))
 
     def shortlist(
         self,
         *,
-        key: Any,
         hashed: np.ndarray,
         entities: set[str],
         moment: datetime,
         text_weight: float,
         entity_weight: float,
+        floor: float,
     ) -> list[Any]:
         """The stories worth the exact comparison for one entry (see the module docstring)."""
         rows = self._rows_sharing(entities)
@@ -159,29 +138,26 @@ class CandidateIndex:
         )
         rows = rows[in_time]
         limit = self.shortlist_size
-        if limit is None or len(rows) <= limit:
+        if limit is None or not len(rows):
             return [self._items[row] for row in rows]
-        # Rows changed since the batch's product are compared exactly whatever their estimate.
-        changed = np.fromiter(self._changed, dtype=np.int64, count=len(self._changed))
-        fresh = np.isin(rows, changed) | (rows >= self._scored)
-        settled = rows[~fresh]
-        products = self._batch.get(key)
-        # An entry outside a prepared batch (story_assign called alone) is scored here.
-        text = self._vectors[settled] @ hashed if products is None else products[settled]
-        # The weighted Jaccard of services.entity_overlap, for every row at once.
-        shared = np.zeros(len(self._items))
+        # One product over the rows near the entry: the text part of each estimate.
+        text = self._vectors[rows] @ hashed
+        # The weighted Jaccard of services.entity_overlap, for these rows.
+        shared = np.zeros(len(rows))
         for entity in entities:
             if entity in self._postings:
-                shared[self._posting(entity)] += self._entity_weight(entity)
-        shared = shared[settled]
+                shared += np.isin(rows, self._posting(entity), assume_unique=True) * (
+                    self._entity_weight(entity)
+                )
         mine = sum(self._entity_weight(e) for e in entities)
-        overlap = shared / (mine + self._entity_total[settled] - shared)
+        overlap = shared / (mine + self._entity_total[rows] - shared)
         estimate = text_weight * text + entity_weight * overlap
-        if len(settled) > limit:
+        keep = estimate >= floor - ESTIMATE_MARGIN
+        rows, estimate = rows[keep], estimate[keep]
+        if len(rows) > limit:
             best = np.argpartition(-estimate, limit - 1)[:limit]
-            settled = settled[best]
-        chosen = np.concatenate([settled, rows[fresh]])
-        return [self._items[row] for row in np.sort(chosen)]
+            rows = np.sort(rows[best])
+        return [self._items[row] for row in rows]
 
     def _rows_sharing(self, entities: set[str]) -> np.ndarray:
         postings = [self._posting(entity) for entity in entities if entity in self._postings]

@@ -54,7 +54,7 @@ REOPEN_THRESHOLD = 0.55
 LINK_THRESHOLD = 0.45
 # A product line alone ("iPhone") says less about the event than a model ("iPhone 18 Pro").
 GENERIC_ENTITY_WEIGHT = 0.3
-# Entries scored against every candidate story by one matrix product (stories.candidates).
+# Entries assigned, and their choices written, per transaction.
 _ASSIGN_BATCH = 64
 # Stories recounted or written per round of bulk statements.
 _WRITE_CHUNK = 500
@@ -169,18 +169,17 @@ class ClusteringContext:
         return terms
 
     def batch_prepare(self, entries: list[Entry]) -> None:
-        """Work out the next entries' terms and score them against every story in one product."""
+        """Work out the next entries' terms (vectors, entities) once."""
         self._terms = {entry.pk: self.entry_terms(entry) for entry in entries}
-        self.index.batch_score({pk: terms.hashed for pk, terms in self._terms.items()})
 
     def nearby(self, entry: Entry, terms: _EntryTerms) -> list[_Candidate]:
         return self.index.shortlist(
-            key=entry.pk,
             hashed=terms.hashed,
             entities=terms.entities,
             moment=entry.listed_at,
             text_weight=TEXT_WEIGHT,
             entity_weight=ENTITY_WEIGHT,
+            floor=min(JOIN_THRESHOLD, LINK_THRESHOLD),
         )
 
 

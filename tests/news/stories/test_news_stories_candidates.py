@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from news_site.news.models import Entry, Story
 from news_site.stories import selectors
-from news_site.stories.candidates import CandidateIndex
+from news_site.stories.candidates import ESTIMATE_MARGIN, CandidateIndex
 from news_site.stories.services import (
     ENTITY_WEIGHT,
     TEXT_WEIGHT,
@@ -114,7 +114,7 @@ def test_candidate_index_assigns_as_the_exhaustive_comparison(make_feed, make_en
     ),
 )
 def test_index_entity_overlap_is_the_services_overlap(entry, stories):
-    """With no text at all, the index's estimate is exactly ENTITY_WEIGHT x the overlap, so the
+    """With no text at all, the index's estimate is exactly ENTITY_WEIGHT x the overlap, so a
     shortlist of one keeps the story that entity_overlap ranks first."""
     moment = timezone.now()
     index = CandidateIndex(
@@ -125,14 +125,14 @@ def test_index_entity_overlap_is_the_services_overlap(entry, stories):
     )
     for number, entities in enumerate(stories):
         index.put(number, number, vector={}, entities=entities, first=moment, last=moment)
-    index.batch_score({})
     chosen = index.shortlist(
-        key="entry",
         hashed=index.hashed({}),
         entities=entry,
         moment=moment,
         text_weight=TEXT_WEIGHT,
         entity_weight=ENTITY_WEIGHT,
+        # No estimate is dropped for being low: this checks the ranking.
+        floor=ESTIMATE_MARGIN,
     )
     overlaps = [entity_overlap(entry, set(entities)) for entities in stories]
     if max(overlaps) == 0:
