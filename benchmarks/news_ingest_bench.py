@@ -512,7 +512,8 @@ def main() -> int:
     if args.only in (None, "ingest"):
         ttrss = None
         if not args.skip_ttrss and TtRss.available():
-            ttrss = TtRss()
+            # Instances of their own, beside the API benchmark's.
+            ttrss = TtRss(database="ttrss_ingest", workdir=Path("/tmp/ttrss-ingest"))
             ttrss.setup()
         elif not args.skip_ttrss:
             print("tt-rss not installed: our figures only (see docs/benchmarks-ttrss.md)")

@@ -174,11 +174,14 @@ class TtRss:
             )
 
     def _configure(self) -> None:
+        # The database is named by each process's environment (TTRSS_DATABASE: the php-fpm
+        # pool's and update.php's), so that several harnesses (the ingest and the API
+        # benchmarks) can each have their own instance on one machine.
         DATABASE_PHP.write_text(
             "<?php\n"
             "$dbuser='postgres';\n$dbpass='';\n$basepath='';\n"
-            f"$dbname='{self.database}';\n$dbserver='127.0.0.1';\n$dbport='5432';\n"
-            "$dbtype='pgsql';\n"
+            "$dbname=getenv('TTRSS_DATABASE') ?: 'ttrss_bench';\n"
+            "$dbserver='127.0.0.1';\n$dbport='5432';\n$dbtype='pgsql';\n"
         )
         config = CONFIG_PHP.read_text()
         lines = []
@@ -198,6 +201,7 @@ class TtRss:
             f"listen.owner = {USER}\nlisten.group = {USER}\n"
             # One child per core and a few spare: what Debian's pool gives a small server.
             "pm = static\npm.max_children = 4\n"
+            f"env[TTRSS_DATABASE] = {self.database}\n"
         )
         (self.workdir / "nginx.conf").write_text(
             f"user {USER};\n"
@@ -291,7 +295,12 @@ class TtRss:
             # interval; the benchmark wants all of them now.
             conn.execute("UPDATE ttrss_users SET last_login = NOW() WHERE login = %s", [LOGIN])
             conn.execute("UPDATE ttrss_feeds SET last_updated = NULL, last_update_started = NULL")
-        return run_measured([PHP, "update.php", "--feeds", "--quiet"], user=USER, cwd=WWW)
+        return run_measured(
+            [PHP, "update.php", "--feeds", "--quiet"],
+            user=USER,
+            cwd=WWW,
+            env={**os.environ, "TTRSS_DATABASE": self.database},
+        )
 
     def counts(self) -> dict[str, int]:
         with self._sql() as conn:
