@@ -23,6 +23,7 @@ Usage: python benchmarks/ttrss.py setup|stop|status|headlines
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -120,6 +121,7 @@ class TtRss:
         self.database = database
         self.workdir = workdir
         self.port_file = workdir / "port"
+        self.www = workdir / "www"
 
     @staticmethod
     def available() -> bool:
@@ -174,22 +176,34 @@ class TtRss:
             )
 
     def _configure(self) -> None:
-        # The database is named by each process's environment (TTRSS_DATABASE: the php-fpm
-        # pool's and update.php's), so that several harnesses (the ingest and the API
-        # benchmarks) can each have their own instance on one machine.
-        DATABASE_PHP.write_text(
+        # A private copy of the application with its own configuration (the package's reads
+        # /etc/tt-rss, which one instance per machine would have to share): the ingest and the
+        # API benchmarks each run one.
+        if not (self.www / "update.php").exists():
+            shutil.copytree(WWW, self.www, symlinks=True)
+            # The package links its libraries relatively (lib/gettext -> ../../../php/...):
+            # the copy's links point where the originals resolve.
+            for link in [path for path in self.www.rglob("*") if path.is_symlink()]:
+                target = (WWW / link.relative_to(self.www)).resolve()
+                link.unlink()
+                link.symlink_to(target)
+        database = self.workdir / "database.php"
+        database.write_text(
             "<?php\n"
             "$dbuser='postgres';\n$dbpass='';\n$basepath='';\n"
-            "$dbname=getenv('TTRSS_DATABASE') ?: 'ttrss_bench';\n"
+            f"$dbname='{self.database}';\n"
             "$dbserver='127.0.0.1';\n$dbport='5432';\n$dbtype='pgsql';\n"
         )
-        config = CONFIG_PHP.read_text()
         lines = []
-        for line in config.splitlines():
+        for line in CONFIG_PHP.read_text().splitlines():
             if line.strip().startswith("define('SELF_URL_PATH'"):
                 line = f"\tdefine('SELF_URL_PATH', '{self.base_url}/');"
+            line = line.replace(str(DATABASE_PHP), str(database))
             lines.append(line)
-        CONFIG_PHP.write_text("\n".join(lines) + "\n")
+        config = self.www / "config.php"
+        config.unlink(missing_ok=True)
+        config.write_text("\n".join(lines) + "\n")
+        database.chmod(0o644)
         (self.workdir / "php-fpm.conf").write_text(
             "[global]\n"
             f"pid = {self.workdir}/php-fpm.pid\n"
@@ -201,7 +215,6 @@ class TtRss:
             f"listen.owner = {USER}\nlisten.group = {USER}\n"
             # One child per core and a few spare: what Debian's pool gives a small server.
             "pm = static\npm.max_children = 4\n"
-            f"env[TTRSS_DATABASE] = {self.database}\n"
         )
         (self.workdir / "nginx.conf").write_text(
             f"user {USER};\n"
@@ -219,7 +232,7 @@ class TtRss:
             f"  scgi_temp_path {self.workdir}/scgi;\n"
             "  server {\n"
             f"    listen 127.0.0.1:{self.port};\n"
-            f"    root {WWW};\n"
+            f"    root {self.www};\n"
             "    index index.php;\n"
             "    location ~ \\.php$ {\n"
             "      include /etc/nginx/fastcgi_params;\n"
@@ -298,8 +311,7 @@ class TtRss:
         return run_measured(
             [PHP, "update.php", "--feeds", "--quiet"],
             user=USER,
-            cwd=WWW,
-            env={**os.environ, "TTRSS_DATABASE": self.database},
+            cwd=self.www,
         )
 
     def counts(self) -> dict[str, int]:
