@@ -23,6 +23,7 @@ Usage: python benchmarks/ttrss.py setup|stop|status|headlines
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -120,6 +121,7 @@ class TtRss:
         self.database = database
         self.workdir = workdir
         self.port_file = workdir / "port"
+        self.www = workdir / "www"
 
     @staticmethod
     def available() -> bool:
@@ -174,19 +176,34 @@ class TtRss:
             )
 
     def _configure(self) -> None:
-        DATABASE_PHP.write_text(
+        # A private copy of the application with its own configuration (the package's reads
+        # /etc/tt-rss, which one instance per machine would have to share): the ingest and the
+        # API benchmarks each run one.
+        if not (self.www / "update.php").exists():
+            shutil.copytree(WWW, self.www, symlinks=True)
+            # The package links its libraries relatively (lib/gettext -> ../../../php/...):
+            # the copy's links point where the originals resolve.
+            for link in [path for path in self.www.rglob("*") if path.is_symlink()]:
+                target = (WWW / link.relative_to(self.www)).resolve()
+                link.unlink()
+                link.symlink_to(target)
+        database = self.workdir / "database.php"
+        database.write_text(
             "<?php\n"
             "$dbuser='postgres';\n$dbpass='';\n$basepath='';\n"
-            f"$dbname='{self.database}';\n$dbserver='127.0.0.1';\n$dbport='5432';\n"
-            "$dbtype='pgsql';\n"
+            f"$dbname='{self.database}';\n"
+            "$dbserver='127.0.0.1';\n$dbport='5432';\n$dbtype='pgsql';\n"
         )
-        config = CONFIG_PHP.read_text()
         lines = []
-        for line in config.splitlines():
+        for line in CONFIG_PHP.read_text().splitlines():
             if line.strip().startswith("define('SELF_URL_PATH'"):
                 line = f"\tdefine('SELF_URL_PATH', '{self.base_url}/');"
+            line = line.replace(str(DATABASE_PHP), str(database))
             lines.append(line)
-        CONFIG_PHP.write_text("\n".join(lines) + "\n")
+        config = self.www / "config.php"
+        config.unlink(missing_ok=True)
+        config.write_text("\n".join(lines) + "\n")
+        database.chmod(0o644)
         (self.workdir / "php-fpm.conf").write_text(
             "[global]\n"
             f"pid = {self.workdir}/php-fpm.pid\n"
@@ -215,7 +232,7 @@ class TtRss:
             f"  scgi_temp_path {self.workdir}/scgi;\n"
             "  server {\n"
             f"    listen 127.0.0.1:{self.port};\n"
-            f"    root {WWW};\n"
+            f"    root {self.www};\n"
             "    index index.php;\n"
             "    location ~ \\.php$ {\n"
             "      include /etc/nginx/fastcgi_params;\n"
@@ -291,7 +308,11 @@ class TtRss:
             # interval; the benchmark wants all of them now.
             conn.execute("UPDATE ttrss_users SET last_login = NOW() WHERE login = %s", [LOGIN])
             conn.execute("UPDATE ttrss_feeds SET last_updated = NULL, last_update_started = NULL")
-        return run_measured([PHP, "update.php", "--feeds", "--quiet"], user=USER, cwd=WWW)
+        return run_measured(
+            [PHP, "update.php", "--feeds", "--quiet"],
+            user=USER,
+            cwd=self.www,
+        )
 
     def counts(self) -> dict[str, int]:
         with self._sql() as conn:

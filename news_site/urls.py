@@ -7,6 +7,7 @@ from django.views import defaults
 
 from news_site.api.errors import error_body
 from news_site.ingest.selectors import ingest_worker_status
+from news_site.search.warmup import web_worker_prepare
 from shared.apidocs import api_reference_view
 from shared.health import cache_check, database_check, liveness, readiness_view
 from shared.security import login_attempts_limited
@@ -24,7 +25,9 @@ urlpatterns = [
     path(
         "readyz",
         readiness_view(
-            {"database": database_check, "cache": cache_check},
+            # "search" waits for the embedding model and the vector index, which a gunicorn
+            # worker loads before it accepts connections; elsewhere the first probe loads them.
+            {"database": database_check, "cache": cache_check, "search": web_worker_prepare},
             reports={"worker": lambda: ingest_worker_status(now=timezone.now())},
         ),
     ),

@@ -32,3 +32,11 @@ forwarded_allow_ips = os.environ.get("TRUSTED_PROXIES", "")
 control_socket_disable = True
 # JSON lines on stderr; the application logs each request itself (with its request id).
 logconfig_dict = gunicorn_logconfig(service="news")
+
+
+def post_worker_init(worker):
+    """Load the embedding model and the vector index before the worker accepts connections, so
+    that no request (the first semantic search included) waits for them."""
+    from news_site.search.warmup import web_worker_prepare
+
+    web_worker_prepare()

@@ -50,9 +50,13 @@ class VectorIndex:
         self._watermark = None
         self._checked_at = float("-inf")
 
+    def __len__(self) -> int:
+        """Live rows (a re-embedded entry's old row is not counted)."""
+        return sum(int((part.ids >= 0).sum()) for part in self._parts)
+
     def nearest(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         """The k most similar entry ids with their cosine similarity, best first."""
-        self._refresh()
+        self.refresh()
         best: list[tuple[int, float]] = []
         query = torch.from_numpy(vector.astype(np.float32))
         for ids, rows, scales in self._parts:
@@ -64,7 +68,8 @@ class VectorIndex:
         best.sort(key=lambda hit: -hit[1])
         return best[:k]
 
-    def _refresh(self) -> None:
+    def refresh(self) -> None:
+        """Catch up with new or changed rows (at most every NEWS_SEMANTIC_REFRESH_SECONDS)."""
         every = settings.NEWS_SEMANTIC_REFRESH_SECONDS
         if time.monotonic() - self._checked_at < every:
             return

@@ -43,6 +43,15 @@ def story_members(*, story: Story) -> QuerySet[Entry]:
     return story.entries.select_related("feed").order_by("listed_at", "id")
 
 
+def stories_members(*, story_ids: list[int]) -> QuerySet[Entry]:
+    """The members of several stories, each story's in order (group them by story_id)."""
+    return (
+        Entry.objects.filter(story_id__in=story_ids)
+        .select_related("feed")
+        .order_by("listed_at", "id")
+    )
+
+
 def entry_text(entry: Entry) -> str:
     """What clustering reads of an entry: its title and both summaries."""
     return "\n".join(

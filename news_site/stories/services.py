@@ -18,15 +18,19 @@ only when their members changed (or a model is now available for an offline text
 """
 
 import contextlib
+import functools
 import logging
 import uuid
+from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
-from django.db.models import Count, Max, Min, Q, QuerySet
+from django.db import connection, transaction
+from django.db.models import Count, Max, Min, Model, Q, QuerySet
 from django.utils import timezone
 from django.utils.text import slugify
 from redis.exceptions import RedisError
@@ -35,6 +39,7 @@ from news_site.news.models import Entry, Story, StoryStatus
 from news_site.news.summarise import BudgetExhausted, ChatModel, SummaryError
 from news_site.news.text import sha256
 from news_site.stories import selectors
+from news_site.stories.candidates import SHORTLIST_SIZE, CandidateIndex
 from news_site.stories.entities import EntityExtractor, is_specific
 from news_site.stories.vectors import Idf, centroid_add, cosine, term_vector
 from news_site.stories.writing import StoryText, story_text_from_model, story_text_offline
@@ -49,6 +54,10 @@ REOPEN_THRESHOLD = 0.55
 LINK_THRESHOLD = 0.45
 # A product line alone ("iPhone") says less about the event than a model ("iPhone 18 Pro").
 GENERIC_ENTITY_WEIGHT = 0.3
+# Entries assigned, and their choices written, per transaction.
+_ASSIGN_BATCH = 64
+# Stories recounted or written per round of bulk statements.
+_WRITE_CHUNK = 500
 _LOCK_KEY = "stories:cluster-lock"
 _LOCK_SECONDS = 15 * 60
 
@@ -75,30 +84,112 @@ class ClusterReport:
         )
 
 
-@dataclass
+@dataclass(eq=False)
 class _Candidate:
     story: Story
     vector: dict[str, float] = field(default_factory=dict)
+    # Of a story new in this run: the older story it continues, linked once both are saved
+    # (the predecessor may be new in the same batch).
+    predecessor: Story | None = None
+    entities: set[str] = field(default_factory=set)
+
+
+@dataclass(frozen=True)
+class _EntryTerms:
+    """What the comparison reads of an entry, worked out once per run."""
+
+    vector: dict[str, float]
+    weighted: dict[str, float]
+    hashed: Any
+    entities: set[str]
 
 
 class ClusteringContext:
     """What one run reads once: the entity vocabulary, document frequencies and the stories an
-    entry may join or continue (kept in memory and updated as entries join)."""
+    entry may join or continue, in a candidate index (stories.candidates) updated as entries
+    join. `shortlist_size=None` compares every entry with every story in its window (the
+    exhaustive reference the tests hold the index to)."""
 
-    def __init__(self, *, extractor: EntityExtractor, idf: Idf, stories: list[Story]) -> None:
+    def __init__(
+        self,
+        *,
+        extractor: EntityExtractor,
+        idf: Idf,
+        stories: list[Story],
+        shortlist_size: int | None = SHORTLIST_SIZE,
+    ) -> None:
         self.extractor = extractor
         self.idf = idf
-        self.candidates = [_Candidate(story, idf.apply(story.centroid)) for story in stories]
+        self.index = CandidateIndex(
+            entity_weight=entity_weight,
+            window=timedelta(hours=settings.NEWS_STORY_WINDOW_HOURS),
+            link_span=_link_span(),
+            shortlist_size=shortlist_size,
+        )
+        self._terms: dict[int, _EntryTerms] = {}
+        for story in stories:
+            self.story_put(_Candidate(story, idf.apply(story.centroid)))
 
     @classmethod
-    def build(cls, *, since: datetime) -> "ClusteringContext":
+    def build(
+        cls, *, since: datetime, shortlist_size: int | None = SHORTLIST_SIZE
+    ) -> "ClusteringContext":
         idf = Idf.from_vectors(entry_vector(entry=e) for e in selectors.entries_for_idf())
         stories = list(selectors.stories_since(moment=since - _link_span()))
-        return cls(extractor=EntityExtractor.from_database(), idf=idf, stories=stories)
+        return cls(
+            extractor=EntityExtractor.from_database(),
+            idf=idf,
+            stories=stories,
+            shortlist_size=shortlist_size,
+        )
+
+    def story_put(self, candidate: _Candidate) -> None:
+        story = candidate.story
+        candidate.entities = set(story.entities)
+        self.index.put(
+            id(candidate),
+            candidate,
+            vector=candidate.vector,
+            entities=story.entities,
+            first=story.first_entry_published_at,
+            last=story.last_entry_published_at,
+        )
+
+    def entry_terms(self, entry: Entry) -> _EntryTerms:
+        terms = self._terms.get(entry.pk)
+        if terms is None:
+            vector = entry_vector(entry=entry)
+            weighted = self.idf.apply(vector)
+            terms = _EntryTerms(
+                vector=vector,
+                weighted=weighted,
+                hashed=self.index.hashed(weighted),
+                entities=self.extractor.extract(selectors.entry_text(entry)),
+            )
+        return terms
+
+    def batch_prepare(self, entries: list[Entry]) -> None:
+        """Work out the next entries' terms (vectors, entities) once."""
+        self._terms = {entry.pk: self.entry_terms(entry) for entry in entries}
+
+    def nearby(self, entry: Entry, terms: _EntryTerms) -> list[_Candidate]:
+        return self.index.shortlist(
+            hashed=terms.hashed,
+            entities=terms.entities,
+            moment=entry.listed_at,
+            text_weight=TEXT_WEIGHT,
+            entity_weight=ENTITY_WEIGHT,
+            floor=min(JOIN_THRESHOLD, LINK_THRESHOLD),
+        )
 
 
 def entry_vector(*, entry: Entry) -> dict[str, float]:
     return term_vector(title=entry.title, texts=(entry.summary_original, entry.summary_translated))
+
+
+@functools.lru_cache(maxsize=65536)
+def entity_weight(entity: str) -> float:
+    return 1.0 if is_specific(entity) else GENERIC_ENTITY_WEIGHT
 
 
 def entity_overlap(entry_entities: set[str], story_entities: set[str]) -> float:
@@ -110,7 +201,7 @@ def entity_overlap(entry_entities: set[str], story_entities: set[str]) -> float:
         return 0.0
 
     def weight(entities: set[str]) -> float:
-        return sum(1.0 if is_specific(e) else GENERIC_ENTITY_WEIGHT for e in entities)
+        return sum(entity_weight(e) for e in entities)
 
     return weight(shared) / weight(entry_entities | story_entities)
 
@@ -155,12 +246,11 @@ def stories_cluster(
         touched: set[int] = set()
         if due:
             context = ClusteringContext.build(since=due[0].listed_at)
-            for entry in due:
-                story = story_assign(entry=entry, context=context, report=report)
-                if story is not None:
-                    touched.add(story.pk)
-        for story in Story.objects.filter(pk__in=touched):
-            story_refresh(story=story, now=now)
+            for start in range(0, len(due), _ASSIGN_BATCH):
+                batch = due[start : start + _ASSIGN_BATCH]
+                context.batch_prepare(batch)
+                touched |= stories_assign(entries=batch, context=context, report=report)
+        stories_refresh(story_ids=touched, now=now)
         # Active stories too: their members' summaries may have improved since (model step).
         recent = Story.objects.filter(Q(pk__in=touched) | Q(status=StoryStatus.ACTIVE))
         stories_write(stories=recent, model=model, report=report)
@@ -173,34 +263,72 @@ def stories_cluster(
     return report
 
 
-@transaction.atomic
 def story_assign(
     *, entry: Entry, context: ClusteringContext, report: ClusterReport | None = None
 ) -> Story | None:
     """Put one entry into the best matching story, or a new one. None when the entry was
     assigned meanwhile (by an editor or another process)."""
+    touched = stories_assign(entries=[entry], context=context, report=report)
+    return Story.objects.get(pk=touched.pop()) if touched else None
+
+
+@transaction.atomic
+def stories_assign(
+    *, entries: list[Entry], context: ClusteringContext, report: ClusterReport | None = None
+) -> set[int]:
+    """Put each entry, in order, into the best matching story or a new one; returns the ids of
+    the stories that changed. Entries assigned meanwhile (by an editor) are left alone. The
+    choices are made in memory, each seeing the ones before it; the writes are a few bulk
+    statements per batch, whatever its size."""
     report = report or ClusterReport()
-    if not Entry.objects.select_for_update().filter(pk=entry.pk, story__isnull=True).exists():
-        return None
+    free = set(
+        Entry.objects.select_for_update()
+        .filter(pk__in=[entry.pk for entry in entries], story__isnull=True)
+        .values_list("pk", flat=True)
+    )
+    created: list[_Candidate] = []
+    changed: dict[int, _Candidate] = {}
+    assigned: list[tuple[Entry, _Candidate]] = []
+    for entry in entries:
+        if entry.pk not in free:
+            continue
+        candidate = _story_choose(entry=entry, context=context, report=report)
+        if candidate.story.pk is None:
+            if candidate not in created:
+                created.append(candidate)
+        else:
+            changed[candidate.story.pk] = candidate
+        assigned.append((entry, candidate))
+    _stories_save(created=created, changed=list(changed.values()))
+    for entry, candidate in assigned:
+        entry.story_id = candidate.story.pk
+    rows_update(Entry, [entry for entry, _ in assigned], ["story"])
+    report.entries_assigned += len(assigned)
+    return {candidate.story.pk for _, candidate in assigned}
+
+
+def _story_choose(*, entry: Entry, context: ClusteringContext, report: ClusterReport) -> _Candidate:
+    """The story `entry` joins (a new, unsaved one when none fits), updated in memory and in
+    the candidate index."""
     moment = entry.listed_at
-    vector = entry_vector(entry=entry)
-    weighted = context.idf.apply(vector)
-    entities = context.extractor.extract(selectors.entry_text(entry))
+    terms = context.entry_terms(entry)
+    vector, entities = terms.vector, terms.entities
     window = timedelta(hours=settings.NEWS_STORY_WINDOW_HOURS)
     quiet = timedelta(hours=settings.NEWS_STORY_QUIET_HOURS)
+    link_span = _link_span()
 
     best_join: tuple[float, _Candidate] | None = None
     best_link: tuple[float, _Candidate] | None = None
-    for candidate in context.candidates:
+    for candidate in context.nearby(entry, terms):
         story = candidate.story
         gap = moment - story.last_entry_published_at
-        if story.first_entry_published_at - moment > window or gap > _link_span():
+        if story.first_entry_published_at - moment > window or gap > link_span:
             continue
         score = similarity(
-            vector=weighted,
+            vector=terms.weighted,
             entities=entities,
             story_vector=candidate.vector,
-            story_entities=set(story.entities),
+            story_entities=candidate.entities,
         )
         if gap <= window:
             threshold = REOPEN_THRESHOLD if gap > quiet else JOIN_THRESHOLD
@@ -211,22 +339,20 @@ def story_assign(
 
     if best_join is not None:
         candidate = best_join[1]
-        story = Story.objects.select_for_update().get(pk=candidate.story.pk)
+        story = candidate.story
         if moment - story.last_entry_published_at > quiet:
             report.stories_reopened += 1
         else:
             report.stories_joined += 1
     else:
         predecessor = best_link[1].story if best_link is not None else None
-        story = Story.objects.create(
+        story = Story(
             title=entry.title[:300],
-            predecessor=predecessor,
             first_entry_published_at=moment,
             last_entry_published_at=moment,
             updated_at=moment,
         )
-        candidate = _Candidate(story)
-        context.candidates.append(candidate)
+        candidate = _Candidate(story, predecessor=predecessor)
         report.stories_created += 1
         report.stories_linked += predecessor is not None
 
@@ -234,56 +360,115 @@ def story_assign(
     story.entities = sorted(set(story.entities) | entities)
     story.first_entry_published_at = min(story.first_entry_published_at, moment)
     story.last_entry_published_at = max(story.last_entry_published_at, moment)
-    story.save(
-        update_fields=[
-            "centroid",
-            "entities",
-            "first_entry_published_at",
-            "last_entry_published_at",
-        ]
-    )
-    Entry.objects.filter(pk=entry.pk).update(story=story)
-    candidate.story = story
     candidate.vector = context.idf.apply(story.centroid)
-    report.entries_assigned += 1
+    context.story_put(candidate)
+    return candidate
+
+
+def _stories_save(*, created: list[_Candidate], changed: list[_Candidate]) -> None:
+    Story.objects.bulk_create([candidate.story for candidate in created], batch_size=500)
+    linked = []
+    for candidate in created:
+        if candidate.predecessor is not None:
+            candidate.story.predecessor = candidate.predecessor
+            linked.append(candidate.story)
+    rows_update(Story, linked, ["predecessor"])
+    # Only what clustering owns: an editor's title or text written meanwhile stays.
+    rows_update(
+        Story,
+        [candidate.story for candidate in changed],
+        ["centroid", "entities", "first_entry_published_at", "last_entry_published_at"],
+    )
+
+
+def rows_update(model: type[Model], objects: list[Model], fields: list[str]) -> None:
+    """Write `fields` of each object: one UPDATE per row, sent together (executemany, which
+    psycopg pipelines). Django's bulk_update builds a CASE expression per row and field, which
+    cost about 0.4 ms each: more than the clustering itself."""
+    if not objects:
+        return
+    meta = model._meta
+    columns = [meta.get_field(name) for name in fields]
+    quote = connection.ops.quote_name
+    assignments = ", ".join(f"{quote(column.column)} = %s" for column in columns)
+    # Names from the model's metadata, quoted; every value is a parameter.
+    table, key = quote(meta.db_table), quote(meta.pk.column)
+    sql = f"UPDATE {table} SET {assignments} WHERE {key} = %s"  # noqa: S608
+    params = [
+        [column.get_db_prep_save(getattr(row, column.attname), connection) for column in columns]
+        + [row.pk]
+        for row in objects
+    ]
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, params)
+
+
+def story_refresh(*, story: Story, now: datetime) -> Story:
+    """Recount one story from its members (see stories_refresh)."""
+    stories_refresh(story_ids=[story.pk], now=now)
+    story.refresh_from_db()
     return story
 
 
 @transaction.atomic
-def story_refresh(*, story: Story, now: datetime) -> Story:
-    """Recount a story from its members: counts, time span, image, status, and every member's
-    `source_count` (distinct sources; a syndicated copy is already one entry)."""
-    members = story.entries.all()
-    stats = members.aggregate(
-        entries=Count("id"),
-        sources=Count("feed", distinct=True),
-        first=Min("listed_at"),
-        last=Max("listed_at"),
-    )
-    if not stats["entries"]:
-        return story
-    with_image = members.exclude(image_url="").order_by("listed_at", "id").first()
-    story.entries_count = stats["entries"]
-    story.source_count = stats["sources"]
-    story.first_entry_published_at = stats["first"]
-    story.last_entry_published_at = stats["last"]
-    # "Updated" means the story last had news: its newest member, not when we recomputed it.
-    story.updated_at = stats["last"]
-    story.image_url = with_image.image_url if with_image else ""
-    story.status = _status(last=stats["last"], now=now)
-    story.save(
-        update_fields=[
-            "entries_count",
-            "source_count",
-            "first_entry_published_at",
-            "last_entry_published_at",
-            "updated_at",
-            "image_url",
-            "status",
-        ]
-    )
-    members.exclude(source_count=story.source_count).update(source_count=story.source_count)
-    return story
+def stories_refresh(*, story_ids: Iterable[int], now: datetime) -> None:
+    """Recount stories from their members: counts, time span, image, status, and every
+    member's `source_count` (distinct sources; a syndicated copy is already one entry). A few
+    statements per 500 stories."""
+    ids = sorted(story_ids)
+    for start in range(0, len(ids), _WRITE_CHUNK):
+        chunk = ids[start : start + _WRITE_CHUNK]
+        stats = {
+            row["story_id"]: row
+            for row in Entry.objects.filter(story_id__in=chunk)
+            .values("story_id")
+            .annotate(
+                entries=Count("id"),
+                sources=Count("feed", distinct=True),
+                first=Min("listed_at"),
+                last=Max("listed_at"),
+            )
+            .order_by()
+        }
+        images: dict[int, str] = {}
+        for story_id, image_url in (
+            Entry.objects.filter(story_id__in=chunk)
+            .exclude(image_url="")
+            .order_by("story_id", "listed_at", "id")
+            .values_list("story_id", "image_url")
+        ):
+            images.setdefault(story_id, image_url)
+        stories = [story for story in Story.objects.filter(pk__in=chunk) if story.pk in stats]
+        by_sources: dict[int, list[int]] = defaultdict(list)
+        for story in stories:
+            row = stats[story.pk]
+            story.entries_count = row["entries"]
+            story.source_count = row["sources"]
+            story.first_entry_published_at = row["first"]
+            story.last_entry_published_at = row["last"]
+            # "Updated" means the story last had news: its newest member, not when we
+            # recomputed it.
+            story.updated_at = row["last"]
+            story.image_url = images.get(story.pk, "")
+            story.status = _status(last=row["last"], now=now)
+            by_sources[story.source_count].append(story.pk)
+        rows_update(
+            Story,
+            stories,
+            [
+                "entries_count",
+                "source_count",
+                "first_entry_published_at",
+                "last_entry_published_at",
+                "updated_at",
+                "image_url",
+                "status",
+            ],
+        )
+        for count, members_of in by_sources.items():
+            Entry.objects.filter(story_id__in=members_of).exclude(source_count=count).update(
+                source_count=count
+            )
 
 
 def stories_write(
@@ -291,42 +476,59 @@ def stories_write(
 ) -> None:
     """Write the text of every story whose members changed since its text was written, and
     upgrade offline texts of multi-source stories when a model is configured. A story of one
-    article is that article: it never costs a model call."""
+    article is that article: it never costs a model call. Members are read 500 stories at a
+    time, offline texts written in bulk."""
     report = report or ClusterReport()
-    for story in stories.filter(entries_count__gt=0).order_by("-updated_at", "-id"):
-        members = list(selectors.story_members(story=story))
-        fingerprint = _members_fingerprint(members)
-        upgrade = model is not None and len(members) > 1 and not story.written_by_model
-        if fingerprint == story.text_fingerprint and not upgrade:
-            continue
-        text = None
-        if model is not None and len(members) > 1:
-            try:
-                text = story_text_from_model(members=members, model=model)
-            except SummaryError as exc:
-                logger.info("story %s: model text failed, offline text used: %s", story.pk, exc)
-            except BudgetExhausted:
-                logger.info("model budget spent; remaining stories get offline texts")
-                model = None
-        if text is None:
-            if fingerprint == story.text_fingerprint:
+    ordered = list(stories.filter(entries_count__gt=0).order_by("-updated_at", "-id"))
+    for start in range(0, len(ordered), _WRITE_CHUNK):
+        chunk = ordered[start : start + _WRITE_CHUNK]
+        members_of: dict[int, list[Entry]] = defaultdict(list)
+        for entry in selectors.stories_members(story_ids=[story.pk for story in chunk]):
+            members_of[entry.story_id].append(entry)
+        written: list[Story] = []
+        for story in chunk:
+            members = members_of[story.pk]
+            if not members:
                 continue
-            text = story_text_offline(members=members)
-        story_text_save(story=story, text=text, fingerprint=fingerprint)
-        report.stories_written += 1
-        report.stories_written_by_model += text.by_model
+            fingerprint = _members_fingerprint(members)
+            upgrade = model is not None and len(members) > 1 and not story.written_by_model
+            if fingerprint == story.text_fingerprint and not upgrade:
+                continue
+            text = None
+            if model is not None and len(members) > 1:
+                try:
+                    text = story_text_from_model(members=members, model=model)
+                except SummaryError as exc:
+                    logger.info("story %s: model text failed, offline text used: %s", story.pk, exc)
+                except BudgetExhausted:
+                    logger.info("model budget spent; remaining stories get offline texts")
+                    model = None
+            if text is None:
+                if fingerprint == story.text_fingerprint:
+                    continue
+                text = story_text_offline(members=members)
+            _story_text_set(story=story, text=text, fingerprint=fingerprint)
+            written.append(story)
+            report.stories_written += 1
+            report.stories_written_by_model += text.by_model
+        rows_update(Story, written, _TEXT_FIELDS)
+
+
+_TEXT_FIELDS = ["title", "slug", "lead", "body", "written_by_model", "text_fingerprint"]
 
 
 def story_text_save(*, story: Story, text: StoryText, fingerprint: str) -> None:
+    _story_text_set(story=story, text=text, fingerprint=fingerprint)
+    story.save(update_fields=_TEXT_FIELDS)
+
+
+def _story_text_set(*, story: Story, text: StoryText, fingerprint: str) -> None:
     story.title = text.title
     story.slug = slugify(text.title)[:300]
     story.lead = text.lead
     story.body = text.body
     story.written_by_model = text.by_model
     story.text_fingerprint = fingerprint
-    story.save(
-        update_fields=["title", "slug", "lead", "body", "written_by_model", "text_fingerprint"]
-    )
 
 
 def stories_status_update(*, now: datetime) -> int:

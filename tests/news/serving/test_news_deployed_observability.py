@@ -25,6 +25,8 @@ def deployed(tmp_path, make_feed, make_entry):
         "SECURE_SSL_REDIRECT": "false",
         "NEWS_RESPONSE_CACHE_SECONDS": "60",
         "MCP_RATE_LIMIT": "100000/m",
+        # Each worker would load the embedding model before serving; not under test here.
+        "NEWS_EMBEDDING_MODEL": "off",
     }
     server = DeployedGunicorn("news", env, tmp_path, workers=2)
     try:

@@ -1,0 +1,98 @@
+"""An ingest run with nothing new never imports torch: the real `ingest` command, in its own
+process, against a local feed that answers 304 the second time. The first run, which has
+entries to embed, does import it, so the check can tell the two apart."""
+
+import os
+import subprocess
+import sys
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+ETAG = '"feed-v1"'
+
+
+def _ingest(env: dict[str, str]) -> tuple[str, set[str]]:
+    """Run `ingest`; its stdout and the top-level packages it imported (-X importtime)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "news_site", "ingest"],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    imported = {
+        line.rsplit("|", 1)[1].strip().split(".")[0]
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    return done.stdout, imported
+
+
+def test_an_ingest_with_nothing_new_does_not_import_torch(tmp_path, server, rss):
+    pytest.importorskip("torch")
+    body = rss(
+        [
+            {
+                "guid": f"notorch-{n}",
+                "link": f"https://source.example/{n}",
+                "title": f"Apple släpper iOS 26.{n}",
+                "description": f"Uppdateringen iOS 26.{n} rättar fel i iPhone.",
+            }
+            for n in range(3)
+        ]
+    )
+
+    def feed(request: BaseHTTPRequestHandler) -> None:
+        not_modified = request.headers.get("If-None-Match") == ETAG
+        request.send_response(304 if not_modified else 200)
+        request.send_header("ETag", ETAG)
+        request.send_header("Content-Type", "application/rss+xml")
+        request.send_header("Content-Length", "0" if not_modified else str(len(body)))
+        request.end_headers()
+        if not not_modified:
+            request.wfile.write(body)
+
+    server.route("/feed.xml", feed)
+    # The command runs in its own process, so it gets a database of its own (a file).
+    env = {
+        **os.environ,
+        "NEWS_DATABASE_URL": f"sqlite:///{tmp_path}/ingest.sqlite3",
+        "FETCH_ALLOW_PRIVATE_NETWORKS": "true",
+        "NEWS_EMBEDDING_MODEL": "",
+        "DJANGO_SETTINGS_MODULE": "news_site.settings",
+    }
+    env.pop("REDIS_URL", None)
+    for command in (["migrate", "-v", "0"], ["add_feed", server.url("/feed.xml")]):
+        subprocess.run(
+            [sys.executable, "-m", "news_site", *command], cwd=REPO_ROOT, env=env, check=True
+        )
+
+    first, first_imports = _ingest(env)
+    assert "3 new" in first
+    assert "torch" in first_imports
+
+    # Due again at once: the run must fetch (a 304), find nothing and stop there.
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "news_site",
+            "shell",
+            "-c",
+            "from django.utils import timezone; from news_site.news.models import Feed; "
+            "Feed.objects.update(next_check_at=timezone.now())",
+        ],
+        cwd=REPO_ROOT,
+        env=env,
+        check=True,
+    )
+    second, second_imports = _ingest(env)
+    assert "1 not modified" in second
+    assert "torch" not in second_imports
+    assert "transformers" not in second_imports
+    assert [s[1] for s in server.seen].count("/feed.xml") == 2
