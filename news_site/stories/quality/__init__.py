@@ -7,7 +7,7 @@ Two sets: the demo (labels.json), which the thresholds were tuned on, and a held
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from email.utils import format_datetime
@@ -19,7 +19,7 @@ import httpx
 import yaml
 
 from news_site.news.models import Entry, Feed, Story
-from news_site.news.services import feed_add, ingest_run
+from news_site.news.services import feed_add
 from shared.fetch import FetchError, FetchResult
 
 LABELS_PATH = Path(__file__).resolve().parent / "labels.json"
@@ -64,10 +64,11 @@ def continuations_load() -> set[tuple[str, str]]:
     return set(json.loads(LABELS_PATH.read_text(encoding="utf-8"))["continuations"].items())
 
 
-def holdout_load(*, now: datetime) -> dict[str, str]:
+def holdout_load(*, now: datetime, ingest: Callable[..., object]) -> dict[str, str]:
     """Register the held-out set's sources and ingest its articles through the real pipeline
     (fetch, parse, offline summaries, embeddings, clustering), each dated `hours` before `now`.
-    Returns feed GUID -> true event id."""
+    `ingest` is the ingest app's run (it sits above this app), called with a `fetcher` that
+    serves the set. Returns feed GUID -> true event id."""
     data = yaml.safe_load(HOLDOUT_PATH.read_text(encoding="utf-8"))
     documents: dict[str, list[str]] = defaultdict(list)
     labels: dict[str, str] = {}
@@ -103,7 +104,7 @@ def holdout_load(*, now: datetime) -> dict[str, str]:
             permanent_redirect_url=None,
         )
 
-    ingest_run(fetcher=fetcher)
+    ingest(fetcher=fetcher)
     return labels
 
 
