@@ -196,8 +196,9 @@ class EntrySerializer(serializers.Serializer):
         feed = entry.feed
         return {
             "id": entry.pk,
-            "url": entry.url,
-            "main_image_url": entry.image_url,
+            # Rows may predate ingest's cleaning: the declared fields' rule, by hand.
+            "url": clean_url(entry.url),
+            "main_image_url": clean_url(entry.image_url),
             "published_at": self.get_published_at(entry),
             "source_count": int(entry.source_count),
             "click_count": int(entry.view_count),
