@@ -196,8 +196,9 @@ class EntrySerializer(serializers.Serializer):
         feed = entry.feed
         return {
             "id": entry.pk,
-            "url": entry.url,
-            "main_image_url": entry.image_url,
+            # By hand, so CleanURLField's cleaning at output is applied here too.
+            "url": clean_url(entry.url),
+            "main_image_url": clean_url(entry.image_url),
             "published_at": self.get_published_at(entry),
             "source_count": int(entry.source_count),
             "click_count": int(entry.view_count),
@@ -226,7 +227,7 @@ class FeedSerializer(serializers.Serializer):
         return {
             "id": feed.pk,
             "title": feed.title,
-            "site_url": feed.site_url,
+            "site_url": clean_url(feed.site_url),
             "language": feed.language,
             "entries_count": self.context["entries_counts"].get(feed.pk, 0),
             "is_following": self.get_is_following(feed),
