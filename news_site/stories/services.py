@@ -35,6 +35,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from redis.exceptions import RedisError
 
+from news_site.news.cleaning import clean_text
 from news_site.news.models import Entry, Story, StoryStatus
 from news_site.news.summarise import BudgetExhausted, ChatModel, SummaryError
 from news_site.news.text import sha256
@@ -326,7 +327,8 @@ def stories_assign(
 
 
 def _reason(exc: Exception) -> str:
-    return f"{type(exc).__name__}: {exc}"[:1000]
+    # Messages may quote the entry's text: cleaned so any database can store them.
+    return clean_text(f"{type(exc).__name__}: {exc}")[:1000]
 
 
 def _story_choose(*, entry: Entry, context: ClusteringContext, report: ClusterReport) -> _Candidate:
