@@ -169,7 +169,14 @@ def story_markdown(story: Story, entries: Iterable[Entry], *, base_url: str, sit
         "updated_at": story.updated_at.isoformat(),
     }
     parts = [_frontmatter(meta), f"# {_line(story.title)}", ""]
-    parts += [text.strip() + "\n" for text in (story.lead, story.body) if text.strip()]
+    # Lead and body repeat feed text (the offline text) or a model's answer, which may echo
+    # it: escaped like any feed text, each line its own paragraph (the offline body is one
+    # line per source).
+    parts += [
+        markdown_block("\n\n".join(text.splitlines())) + "\n"
+        for text in (story.lead, story.body)
+        if text.strip()
+    ]
     parts += ["## Artiklar", ""]
     for entry in entries:
         when = f", {long_date(entry.published_at)}" if entry.published_at else ""

@@ -14,8 +14,19 @@ from news_site.news.cleaning import clean_text, clean_url
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 # What starts a block at the beginning of a line: heading, list, quote, rule, ordered list.
 _BLOCK_START = re.compile(r"^(\s*)([#+\-=>]|\d+[.)])")
-# Characters YAML reads as line breaks inside a quoted scalar, which JSON leaves as they are.
-_YAML_BREAKS = str.maketrans({"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+# Characters YAML reads as line breaks inside a quoted scalar, which JSON leaves as they are;
+# and `<`, `>`, `&` as escapes, so no markup reaches a renderer that shows front matter raw
+# (the parsed value is unchanged).
+_YAML_ESCAPES = str.maketrans(
+    {
+        "\u0085": "\\u0085",
+        "\u2028": "\\u2028",
+        "\u2029": "\\u2029",
+        "<": "\\u003c",
+        ">": "\\u003e",
+        "&": "\\u0026",
+    }
+)
 
 
 def markdown_text(value: str) -> str:
@@ -49,8 +60,9 @@ def safe_url(url: str) -> str | None:
 
 def yaml_scalar(value: object) -> str:
     """One front matter value: JSON (valid YAML) of the cleaned value, so it always parses:
-    C1 controls, U+007F and noncharacters are not allowed in YAML, even escaped."""
-    return json.dumps(_cleaned(value), ensure_ascii=False).translate(_YAML_BREAKS)
+    C1 controls, U+007F and noncharacters are not allowed in YAML, even escaped. Markup
+    characters are escaped (`\\u003c`), so the raw document never holds a tag."""
+    return json.dumps(_cleaned(value), ensure_ascii=False).translate(_YAML_ESCAPES)
 
 
 def _cleaned(value: object) -> object:

@@ -227,7 +227,7 @@ class FeedSerializer(serializers.Serializer):
         return {
             "id": feed.pk,
             "title": feed.title,
-            "site_url": feed.site_url,
+            "site_url": clean_url(feed.site_url),
             "language": feed.language,
             "entries_count": self.context["entries_counts"].get(feed.pk, 0),
             "is_following": self.get_is_following(feed),

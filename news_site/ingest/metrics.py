@@ -27,6 +27,7 @@ _STORY_RESULTS = {
     "linked": "stories_linked",
     "written": "stories_written",
     "written_by_model": "stories_written_by_model",
+    "failed": "stories_failed",
 }
 _ENTRY_RESULTS = {
     "new": "entries_new",

@@ -57,6 +57,7 @@ class IngestReport:
     stories_linked: int = 0
     stories_written: int = 0
     stories_written_by_model: int = 0
+    stories_failed: int = 0
     stories_skipped_locked: bool = False
     # The steps that ran, in order.
     steps: list[str] = field(default_factory=list)
@@ -85,6 +86,7 @@ class IngestReport:
                     stories_linked=self.stories_linked,
                     stories_written=self.stories_written,
                     stories_written_by_model=self.stories_written_by_model,
+                    failed=self.stories_failed,
                     skipped_locked=self.stories_skipped_locked,
                 ).line()
             )
@@ -133,6 +135,7 @@ def ingest_run(
         report.stories_linked = stories.stories_linked
         report.stories_written = stories.stories_written
         report.stories_written_by_model = stories.stories_written_by_model
+        report.stories_failed = stories.failed
         report.stories_skipped_locked = stories.skipped_locked
         report.steps.append(Step.STORIES)
     return report

@@ -19,6 +19,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import AfterValidator, Field
 
 from news_site.agents import documents
+from news_site.agents.escaping import markdown_link, markdown_text
 from news_site.mcp import shapes
 from news_site.mcp.answers import kept_answer
 from news_site.news import selectors
@@ -180,7 +181,7 @@ async def get_entry(ctx: Context, entry_id: Id) -> Annotated[CallToolResult, sha
 async def list_feeds() -> Annotated[CallToolResult, shapes.FeedList]:
     """The news sources the service follows, by name (`id` is latest_news' `feed_id`)."""
     feeds = await _read(lambda: list(selectors.feed_list().only("id", "title")))
-    text = "\n".join(f"- {feed.title} (feed_id {feed.pk})" for feed in feeds)
+    text = "\n".join(f"- {markdown_text(feed.title)} (feed_id {feed.pk})" for feed in feeds)
     return _answer(text or "No sources.", {"feeds": [shapes.feed_item(feed) for feed in feeds]})
 
 
@@ -189,7 +190,7 @@ async def list_feeds() -> Annotated[CallToolResult, shapes.FeedList]:
 async def list_tags() -> Annotated[CallToolResult, shapes.TagList]:
     """The tags entries carry, by name (`id` is latest_news' `tag_id`)."""
     tags = await _read(lambda: list(selectors.tag_list().only("id", "name")))
-    text = "\n".join(f"- {tag.name} (tag_id {tag.pk})" for tag in tags)
+    text = "\n".join(f"- {markdown_text(tag.name)} (tag_id {tag.pk})" for tag in tags)
     return _answer(text or "No tags.", {"tags": [shapes.tag_item(tag) for tag in tags]})
 
 
@@ -200,8 +201,9 @@ async def latest_stories(limit: Limit = 10) -> Annotated[CallToolResult, shapes.
     get_story gives one with its entries."""
     stories = await _read(lambda: list(story_selectors.story_list()[:limit]))
     text = "\n".join(
-        f"- {story.title} (story_id {story.pk}, {story.updated_at.date().isoformat()})"
-        + (f": {' '.join(story.lead.split())}" if story.lead else "")
+        f"- {markdown_text(story.title)} (story_id {story.pk}, "
+        f"{story.updated_at.date().isoformat()})"
+        + (f": {markdown_text(story.lead)}" if story.lead else "")
         for story in stories
     )
     return _answer(
@@ -234,7 +236,7 @@ async def list_podd_episodes(limit: Limit = 10) -> Annotated[CallToolResult, sha
     """The service's own podcast episodes, newest first (get_podd_episode has the notes)."""
     episodes = await _read(lambda: list(podcast_selectors.episode_list()[:limit]))
     text = "\n".join(
-        f"- {episode.title} (episode_id {episode.episode_id}"
+        f"- {markdown_text(episode.title)} (episode_id {markdown_text(episode.episode_id)}"
         + (f", {episode.published_on.isoformat()})" if episode.published_on else ")")
         for episode in episodes
     )
@@ -266,7 +268,8 @@ async def list_product_guides(
     guides = await _read(lambda: list(selectors.guide_list(page_type=page_type)))
     base_url = _base_url(ctx)
     text = "\n".join(
-        f"- [{guide.title}]({base_url}/{guide.slug}.md) (slug {guide.slug}, {guide.page_type})"
+        f"- {markdown_link(guide.title, f'{base_url}/{guide.slug}.md')} "
+        f"(slug {markdown_text(guide.slug)}, {guide.page_type})"
         for guide in guides
     )
     return _answer(

@@ -146,6 +146,7 @@ class EntryAdmin(NewsAdmin):
         "platform_relevant",
         "tags",
         "story",
+        "story_error",
         "view_count",
     )
     actions = ("resummarise",)

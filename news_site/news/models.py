@@ -223,6 +223,9 @@ class Entry(models.Model):
         related_name="entries",
         verbose_name="händelse",
     )
+    # Why clustering could not assign this entry; while set, clustering skips it (an editor
+    # clears it to try again).
+    story_error = models.TextField(blank=True, verbose_name="fel vid händelseindelning")
     # Distinct sources covering this entry's story (1 when no other source has it).
     source_count = models.PositiveIntegerField(default=1, verbose_name="antal källor")
     # Sum of EntryView counts, kept alongside so popularity sorts on an index.

@@ -20,10 +20,14 @@ IDF_SAMPLE_SIZE = 5000
 
 def entries_due_for_story() -> QuerySet[Entry]:
     """Vendor-relevant articles not in a story yet, oldest first, so stories grow in the order
-    their events unfolded."""
+    their events unfolded. An entry whose assignment failed (`story_error`) waits until an
+    editor clears the error."""
     return (
         Entry.objects.filter(
-            story__isnull=True, platform_relevant=True, feed__kind=FeedKind.ARTICLES
+            story__isnull=True,
+            story_error="",
+            platform_relevant=True,
+            feed__kind=FeedKind.ARTICLES,
         )
         .select_related("feed")
         .order_by("listed_at", "id")

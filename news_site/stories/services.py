@@ -35,6 +35,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 from redis.exceptions import RedisError
 
+from news_site.news.cleaning import clean_text
 from news_site.news.models import Entry, Story, StoryStatus
 from news_site.news.summarise import BudgetExhausted, ChatModel, SummaryError
 from news_site.news.text import sha256
@@ -71,6 +72,8 @@ class ClusterReport:
     stories_linked: int = 0
     stories_written: int = 0
     stories_written_by_model: int = 0
+    # Entries whose assignment raised: skipped, their reason kept in Entry.story_error.
+    failed: int = 0
     skipped_locked: bool = False
 
     def line(self) -> str:
@@ -79,7 +82,8 @@ class ClusterReport:
         return (
             f"stories: {self.entries_assigned} entries assigned, {self.stories_created} new "
             f"({self.stories_linked} continuing an older story), {self.stories_joined} joined, "
-            f"{self.stories_reopened} reopened; {self.stories_written} texts written "
+            f"{self.stories_reopened} reopened, {self.failed} failed; "
+            f"{self.stories_written} texts written "
             f"({self.stories_written_by_model} by the model)"
         )
 
@@ -135,7 +139,9 @@ class ClusteringContext:
         cls, *, since: datetime, shortlist_size: int | None = SHORTLIST_SIZE
     ) -> "ClusteringContext":
         idf = Idf.from_vectors(entry_vector(entry=e) for e in selectors.entries_for_idf())
-        stories = list(selectors.stories_since(moment=since - _link_span()))
+        # An entry dated near year 1 (stored before dates were cleaned) must not overflow.
+        earliest = since.replace(year=1, month=1, day=1) + _link_span()
+        stories = list(selectors.stories_since(moment=max(since, earliest) - _link_span()))
         return cls(
             extractor=EntityExtractor.from_database(),
             idf=idf,
@@ -166,11 +172,13 @@ class ClusteringContext:
                 hashed=self.index.hashed(weighted),
                 entities=self.extractor.extract(selectors.entry_text(entry)),
             )
+            self._terms[entry.pk] = terms
         return terms
 
     def batch_prepare(self, entries: list[Entry]) -> None:
-        """Work out the next entries' terms (vectors, entities) once."""
-        self._terms = {entry.pk: self.entry_terms(entry) for entry in entries}
+        """Forget the previous batch's terms; each entry's are worked out once, when it is
+        assigned (inside its own isolation, so text that cannot be read fails that entry)."""
+        self._terms = {}
 
     def nearby(self, entry: Entry, terms: _EntryTerms) -> list[_Candidate]:
         return self.index.shortlist(
@@ -289,10 +297,19 @@ def stories_assign(
     created: list[_Candidate] = []
     changed: dict[int, _Candidate] = {}
     assigned: list[tuple[Entry, _Candidate]] = []
+    failed: list[Entry] = []
     for entry in entries:
         if entry.pk not in free:
             continue
-        candidate = _story_choose(entry=entry, context=context, report=report)
+        try:
+            candidate = _story_choose(entry=entry, context=context, report=report)
+        except Exception as exc:  # one entry never stops the others
+            # Choosing writes nothing: the entry is left out of this batch's writes, and kept
+            # out of later runs until an editor clears its error.
+            logger.warning("entry %s not clustered: %s", entry.pk, _reason(exc), exc_info=True)
+            entry.story_error = _reason(exc)
+            failed.append(entry)
+            continue
         if candidate.story.pk is None:
             if candidate not in created:
                 created.append(candidate)
@@ -303,8 +320,15 @@ def stories_assign(
     for entry, candidate in assigned:
         entry.story_id = candidate.story.pk
     rows_update(Entry, [entry for entry, _ in assigned], ["story"])
+    rows_update(Entry, failed, ["story_error"])
     report.entries_assigned += len(assigned)
+    report.failed += len(failed)
     return {candidate.story.pk for _, candidate in assigned}
+
+
+def _reason(exc: Exception) -> str:
+    # Messages may quote the entry's text: cleaned so any database can store them.
+    return clean_text(f"{type(exc).__name__}: {exc}")[:1000]
 
 
 def _story_choose(*, entry: Entry, context: ClusteringContext, report: ClusterReport) -> _Candidate:
@@ -337,13 +361,13 @@ def _story_choose(*, entry: Entry, context: ClusteringContext, report: ClusterRe
         if gap > quiet and score >= LINK_THRESHOLD and (best_link is None or score > best_link[0]):
             best_link = (score, candidate)
 
+    # Counted once the choice is complete, so an entry that fails midway counts only as failed.
+    counts: dict[str, int] = {}
     if best_join is not None:
         candidate = best_join[1]
         story = candidate.story
-        if moment - story.last_entry_published_at > quiet:
-            report.stories_reopened += 1
-        else:
-            report.stories_joined += 1
+        reopened = moment - story.last_entry_published_at > quiet
+        counts["stories_reopened" if reopened else "stories_joined"] = 1
     else:
         predecessor = best_link[1].story if best_link is not None else None
         story = Story(
@@ -353,8 +377,7 @@ def _story_choose(*, entry: Entry, context: ClusteringContext, report: ClusterRe
             updated_at=moment,
         )
         candidate = _Candidate(story, predecessor=predecessor)
-        report.stories_created += 1
-        report.stories_linked += predecessor is not None
+        counts = {"stories_created": 1, "stories_linked": int(predecessor is not None)}
 
     story.centroid = centroid_add(story.centroid, vector)
     story.entities = sorted(set(story.entities) | entities)
@@ -362,6 +385,8 @@ def _story_choose(*, entry: Entry, context: ClusteringContext, report: ClusterRe
     story.last_entry_published_at = max(story.last_entry_published_at, moment)
     candidate.vector = context.idf.apply(story.centroid)
     context.story_put(candidate)
+    for name, count in counts.items():
+        setattr(report, name, getattr(report, name) + count)
     return candidate
 
 

@@ -44,7 +44,7 @@ def test_ingest_prints_a_one_line_summary(server, private_fetching, rss, setting
         "0 summarised, 0 summaries failed; podcast episodes: 0 new; "
         "embeddings: 1 entries embedded; "
         "transcripts: 0 stored, 0 failed; stories: 1 entries assigned, 1 new (0 continuing an "
-        "older story), 0 joined, 0 reopened; 1 texts written (0 by the model)"
+        "older story), 0 joined, 0 reopened, 0 failed; 1 texts written (0 by the model)"
     )
 
 
