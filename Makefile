@@ -113,4 +113,4 @@ clean:
 
 # The official MCP conformance suite against a live tool server (installs Node 22 if needed).
 mcp-conformance: $(INSTALLED)
-	bash scripts/mcp_conformance.sh
+	VENV=$(VENV) bash scripts/mcp_conformance.sh

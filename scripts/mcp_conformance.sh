@@ -9,7 +9,8 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-PYTHON=${PYTHON:-.venv/bin/python}
+# The project's virtualenv (make passes VENV), never the interpreter that made it (make's PYTHON).
+PYTHON="${VENV:-.venv}/bin/python"
 PREFIX=${MCP_CONFORMANCE_PREFIX:-var/mcp-conformance}
 CONFORMANCE_VERSION=${MCP_CONFORMANCE_VERSION:-0.1.16}
 SCENARIOS=${MCP_CONFORMANCE_SCENARIOS:-server-initialize ping tools-list dns-rebinding-protection}
