@@ -106,8 +106,9 @@ def editor_session(
     popup.wait_for_selector("#id_name")
     popup.fill("#id_name", tag)
     popup.fill("#id_slug", tag)
-    popup.click("input[name=_save]")
-    popup.wait_for_event("close")
+    # Listening before the click: the popup may close before a later wait would start.
+    with popup.expect_event("close"):
+        popup.click("input[name=_save]")
     assert page.locator("#id_tags option:checked", has_text=tag).count() == 1
     page.click("input[name=_continue]")
     page.wait_for_selector(".messagelist")
