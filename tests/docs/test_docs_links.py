@@ -96,7 +96,8 @@ def test_nothing_outside_the_repository_is_referenced() -> None:
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
         assert "../shared" not in text, page.name
-        assert "/work/" not in text, page.name
+        # No absolute path of the machine the docs were written on.
+        assert str(REPO_ROOT.parent) not in text, page.name
 
 
 def test_the_checker_sees_a_missing_file(tmp_path: Path) -> None:
