@@ -6,7 +6,7 @@ logging and metrics, the API, then the features (data repository, access, source
 
 from pathlib import Path
 
-from shared.env import env_bool, env_int, env_list, env_str
+from shared.env import env_bool, env_int, env_list, env_rate, env_str
 from shared.logs import logging_config
 from shared.settings_base import (
     ADMIN_CSP_DIRECTIVES,
@@ -72,11 +72,12 @@ FETCH_ALLOW_PRIVATE_NETWORKS = env_bool("FETCH_ALLOW_PRIVATE_NETWORKS", False)
 # admin.
 CONTENT_SECURITY_POLICY = {"DIRECTIVES": API_CSP_DIRECTIVES}
 ADMIN_CONTENT_SECURITY_POLICY = {"DIRECTIVES": ADMIN_CSP_DIRECTIVES}
+# Every rate limit in these settings is written `calls/period` in django-ratelimit's notation
+# (`30/m`, `10/15m`, `5/h`); a value that does not parse stops the start (shared/env.py).
 # Admin login attempts per client IP and username, and per client IP over all usernames
 # (shared/security.py, docs/auth-and-limits.md).
-ADMIN_LOGIN_RATE_LIMIT = env_int("ADMIN_LOGIN_RATE_LIMIT", 10)
-ADMIN_LOGIN_IP_RATE_LIMIT = env_int("ADMIN_LOGIN_IP_RATE_LIMIT", 50)
-ADMIN_LOGIN_RATE_WINDOW_SECONDS = env_int("ADMIN_LOGIN_RATE_WINDOW_SECONDS", 15 * 60)
+ADMIN_LOGIN_RATE_LIMIT = env_rate("ADMIN_LOGIN_RATE_LIMIT", "10/15m")
+ADMIN_LOGIN_IP_RATE_LIMIT = env_rate("ADMIN_LOGIN_IP_RATE_LIMIT", "50/15m")
 
 # --- Apps and middleware ------------------------------------------------------------------
 INSTALLED_APPS = [
@@ -162,9 +163,9 @@ SPECTACULAR_SETTINGS = {
 COMPLIANCE_DATA_REPO = Path(env_str("COMPLIANCE_DATA_REPO", str(VAR_DIR / "compliance-data")))
 
 # --- Access (API keys and rate limits, compliance_site.access) -------------------------------
-# Requests per minute per client IP without a valid key, and for a new key unless its row says
-# otherwise.
-COMPLIANCE_ANONYMOUS_RATE_PER_MINUTE = env_int("COMPLIANCE_ANONYMOUS_RATE_PER_MINUTE", 30)
+# Requests per client IP without a valid key; a key's own limit is per minute, on its row
+# (the contract's rate_limit_per_minute), with this default for new keys.
+COMPLIANCE_ANONYMOUS_RATE_LIMIT = env_rate("COMPLIANCE_ANONYMOUS_RATE_LIMIT", "30/m")
 COMPLIANCE_DEFAULT_KEY_RATE_PER_MINUTE = 60
 
 # --- Source monitor (compliance_site.monitoring) --------------------------------------------

@@ -29,6 +29,7 @@ from django.http import HttpRequest, HttpResponseBase
 from django_ratelimit.core import get_usage
 from redis.exceptions import RedisError
 
+from shared.env import Rate
 from shared.metrics import RATE_LIMIT_DATABASE_COUNTED, RATE_LIMIT_REJECTIONS, RATE_LIMIT_UNCOUNTED
 
 logger = logging.getLogger(__name__)
@@ -71,8 +72,7 @@ def usage_count(
     *,
     group: str,
     bucket: str,
-    limit: int,
-    window_seconds: int,
+    rate: Rate,
     policy: str,
     fail_closed: bool = False,
     cost: int = 1,
@@ -81,7 +81,7 @@ def usage_count(
 
     With the shared cache unreachable: None (fail open), or with `fail_closed` the count kept
     in the database. `bucket` is hashed into the key, so it may be any text (an address)."""
-    return _usage(request, group, bucket, limit, window_seconds, policy, fail_closed, cost, True)
+    return _usage(request, group, bucket, rate, policy, fail_closed, cost, True)
 
 
 def usage_check(
@@ -89,8 +89,7 @@ def usage_check(
     *,
     group: str,
     bucket: str,
-    limit: int,
-    window_seconds: int,
+    rate: Rate,
     policy: str,
     fail_closed: bool = False,
     cost: int = 1,
@@ -102,20 +101,20 @@ def usage_check(
     concurrent work can exceed the limit by the number of requests in flight for one bucket;
     for login codes (a handful per address and hour, each a mail) that is the price of not
     charging a code the relay refused."""
-    return _usage(request, group, bucket, limit, window_seconds, policy, fail_closed, cost, False)
+    return _usage(request, group, bucket, rate, policy, fail_closed, cost, False)
 
 
 def _usage(
     request: HttpRequest,
     group: str,
     bucket: str,
-    limit: int,
-    window_seconds: int,
+    rate: Rate,
     policy: str,
     fail_closed: bool,
     cost: int,
     increment: bool,
 ) -> Usage | None:
+    limit, window_seconds = rate.limit, rate.window_seconds
     try:
         counted = _cache_count(request, group, bucket, limit, window_seconds, cost, increment)
         if counted is None:  # django-ratelimit's RATELIMIT_ENABLE = False: no limits at all

@@ -15,6 +15,7 @@ from csp.middleware import CSPMiddleware, PolicyParts
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
+from shared.env import Rate
 from shared.http import client_ip
 from shared.ratelimit import identity_normalize, usage_count
 
@@ -35,8 +36,8 @@ class SurfaceCSPMiddleware(CSPMiddleware):
 
 def login_attempts_limited(login_view: Callable[..., HttpResponseBase]) -> Callable:
     """Wrap the admin's login view: at most ADMIN_LOGIN_RATE_LIMIT attempts (POSTs) per client
-    address and username, and ADMIN_LOGIN_IP_RATE_LIMIT per client address over all usernames,
-    per ADMIN_LOGIN_RATE_WINDOW_SECONDS; then 429 with Retry-After. Showing the form (GET) is
+    address and username, and ADMIN_LOGIN_IP_RATE_LIMIT per client address over all usernames
+    (each `calls/period`); then 429 with Retry-After. Showing the form (GET) is
     never limited. Counted on the shared cache, or in the database while it is unreachable."""
 
     @wraps(login_view)
@@ -72,13 +73,12 @@ def _login_retry_after(request: HttpRequest) -> int:
         ("admin-login-user", f"{address}\n{username}", settings.ADMIN_LOGIN_RATE_LIMIT),
     ]
     retry_after = 0
-    for group, bucket, limit in buckets:
+    for group, bucket, rate in buckets:
         usage = usage_count(
             request,
             group=group,
             bucket=bucket,
-            limit=limit,
-            window_seconds=settings.ADMIN_LOGIN_RATE_WINDOW_SECONDS,
+            rate=Rate.parse(rate),
             policy="admin-login",
             fail_closed=True,
         )

@@ -13,11 +13,11 @@ from django.http import HttpRequest, HttpResponse
 from compliance_site.access.keys import api_key_authenticate
 from compliance_site.access.models import ApiKey
 from compliance_site.api.errors import error_response
+from shared.env import Rate
 from shared.http import MalformedAuthorization, bearer_token, client_ip
 from shared.ratelimit import apply_headers, usage_count
 
 API_PREFIX = "/api/v1/compliance/"
-_WINDOW = 60
 
 
 class ApiAccessMiddleware:
@@ -30,24 +30,23 @@ class ApiAccessMiddleware:
         key, credential_error = _resolve_key(request)
         request.api_key = key  # type: ignore[attr-defined]
         if key is not None:
-            bucket, limit, policy = f"key:{key.pk}", key.rate_limit_per_minute, "per-key"
+            bucket, rate, policy = f"key:{key.pk}", Rate(key.rate_limit_per_minute, 60), "per-key"
         else:
             bucket = f"ip:{client_ip(request)}"
-            limit, policy = settings.COMPLIANCE_ANONYMOUS_RATE_PER_MINUTE, "per-ip"
+            rate, policy = Rate.parse(settings.COMPLIANCE_ANONYMOUS_RATE_LIMIT), "per-ip"
         usage = usage_count(
             request,
             group="compliance",
             bucket=bucket,
-            limit=limit,
-            window_seconds=_WINDOW,
+            rate=rate,
             policy=policy,
         )
         if usage is not None and usage.exceeded:
             response = error_response(
                 429,
                 "rate_limit_exceeded",
-                f"Rate limit of {usage.limit} requests per minute exceeded; "
-                f"retry in {usage.reset_in} seconds.",
+                f"Rate limit of {usage.limit} requests per {usage.window_seconds} seconds "
+                f"exceeded; retry in {usage.reset_in} seconds.",
                 retry_after=usage.reset_in,
             )
         elif credential_error:

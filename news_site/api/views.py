@@ -29,6 +29,7 @@ from news_site.news.selectors import entry_get, entry_list, entry_popular
 from news_site.podcasts import selectors as podcast_selectors
 from news_site.search.selectors import entries_search
 from news_site.stories import selectors as story_selectors
+from shared.env import Rate
 from shared.http import client_ip
 from shared.ratelimit import Usage, apply_headers, usage_check, usage_count
 
@@ -88,8 +89,7 @@ class ApiView(APIView):
         *,
         group: str,
         bucket: str,
-        limit: int,
-        window_seconds: int,
+        rate: Rate,
         policy: str,
         refusal: str,
         fail_closed: bool = False,
@@ -103,8 +103,7 @@ class ApiView(APIView):
             request,
             group=group,
             bucket=bucket,
-            limit=limit,
-            window_seconds=window_seconds,
+            rate=rate,
             policy=policy,
             fail_closed=fail_closed,
         )
@@ -216,8 +215,7 @@ class EntrySearchView(ApiView):
             request,
             group="news-search",
             bucket=client_ip(request),
-            limit=settings.NEWS_SEARCH_RATE_LIMIT,
-            window_seconds=settings.NEWS_SEARCH_RATE_WINDOW_SECONDS,
+            rate=Rate.parse(settings.NEWS_SEARCH_RATE_LIMIT),
             policy="search",
             refusal="too many searches: try again later",
         )
@@ -399,8 +397,7 @@ class LoginView(ApiView):
             request,
             group="news-login",
             bucket=client_ip(request),
-            limit=settings.NEWS_LOGIN_RATE_LIMIT,
-            window_seconds=settings.NEWS_LOGIN_RATE_WINDOW_SECONDS,
+            rate=Rate.parse(settings.NEWS_LOGIN_RATE_LIMIT),
             policy="login",
             refusal="too many logins from this address: try again later",
             fail_closed=True,
@@ -442,8 +439,7 @@ class LoginView(ApiView):
         budget = {
             "group": "news-login-code",
             "bucket": accounts.email_normalize(email),
-            "limit": settings.NEWS_LOGIN_CODES_PER_HOUR,
-            "window_seconds": 3600,
+            "rate": Rate.parse(settings.NEWS_LOGIN_CODE_RATE_LIMIT),
             "policy": "login-code",
             "fail_closed": True,
         }

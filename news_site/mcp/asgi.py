@@ -13,14 +13,13 @@ rebinding).
 
 import io
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.core.exceptions import DisallowedHost, ImproperlyConfigured
+from django.core.exceptions import DisallowedHost
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpResponse
 from django.http.request import validate_host
@@ -29,22 +28,12 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from news_site.mcp.tools import BASE_URL_SCOPE_KEY, server
+from shared.env import Rate
 from shared.http import client_ip, payload_too_large_message
 from shared.logs import current_request
 from shared.ratelimit import Usage, apply_headers, usage_count
 
 MCP_PATH = "/mcp"
-_RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*([smhd])\s*$")
-_PERIOD_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
-def parse_rate(value: str) -> tuple[int, int]:
-    """`30/m`, `100/10m` ... as (calls, window seconds), the notation of django-ratelimit."""
-    match = _RATE.match(value)
-    if match is None or int(match[1]) < 1:
-        raise ImproperlyConfigured(f"MCP rate limits must look like 30/m, got {value!r}")
-    count, multiplier, unit = match.groups()
-    return int(count), int(multiplier or 1) * _PERIOD_SECONDS[unit]
 
 
 @dataclass(frozen=True)
@@ -86,17 +75,16 @@ def admit(scope: Scope, body: bytes, too_large: bool) -> Admission:
     messages = [] if too_large or request.method != "POST" else _messages(body)
     calls = [message for message in messages if message.get("method") == "tools/call"]
     if calls:
-        limit, window = parse_rate(settings.MCP_RATE_LIMIT)
+        rate = Rate.parse(settings.MCP_RATE_LIMIT)
         group, policy = "mcp", "mcp"
     else:
-        limit, window = parse_rate(settings.MCP_PROTOCOL_RATE_LIMIT)
+        rate = Rate.parse(settings.MCP_PROTOCOL_RATE_LIMIT)
         group, policy = "mcp-protocol", "mcp-protocol"
     usage = usage_count(
         request,
         group=group,
         bucket=client_ip(request),
-        limit=limit,
-        window_seconds=window,
+        rate=rate,
         policy=policy,
         cost=max(1, len(calls)),
     )

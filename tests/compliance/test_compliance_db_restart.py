@@ -39,7 +39,7 @@ def served(tmp_path_factory) -> Iterator[Served]:
             "SECRET_KEY": "test-secret",
             "SECURE_SSL_REDIRECT": "false",
             # The load below is far over the production limits; limits are not under test.
-            "COMPLIANCE_ANONYMOUS_RATE_PER_MINUTE": "1000000",
+            "COMPLIANCE_ANONYMOUS_RATE_LIMIT": "1000000/m",
         }
         manage("compliance_site", "migrate", "--noinput", "-v", "0", env=env)
         manage("compliance_site", "reindex", env=env)

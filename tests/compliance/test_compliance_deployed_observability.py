@@ -29,7 +29,7 @@ def deployed(tmp_path):
         "SECRET_KEY": "test-secret",
         "SECURE_SSL_REDIRECT": "true",
         "ALLOWED_HOSTS": "compliance.example",
-        "COMPLIANCE_ANONYMOUS_RATE_PER_MINUTE": "100000",
+        "COMPLIANCE_ANONYMOUS_RATE_LIMIT": "100000/m",
     }
     server = DeployedGunicorn("compliance", env, tmp_path, workers=2)
     try:

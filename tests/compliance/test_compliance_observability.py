@@ -69,7 +69,7 @@ def test_requests_refused_before_routing_count_under_their_url_pattern(live_serv
 
 
 def test_rate_limit_refusals_are_counted_by_policy(live_server, anonymous, settings):
-    settings.COMPLIANCE_ANONYMOUS_RATE_PER_MINUTE = 3
+    settings.COMPLIANCE_ANONYMOUS_RATE_LIMIT = "3/m"
     fresh_window(anonymous, "/review_flags")
     before = sample(scrape(live_server.url), "ratelimit_rejections_total", policy="per-ip")
 

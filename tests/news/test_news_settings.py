@@ -10,7 +10,7 @@ from django.core.exceptions import ImproperlyConfigured
 from hypothesis import given
 from hypothesis import strategies as st
 
-from shared.env import env_float
+from shared.env import Rate, env_float, env_rate
 
 
 @pytest.mark.parametrize("raw", ["abc", "1,5", "nan", "inf", "0x10"])
@@ -49,3 +49,50 @@ def test_a_bad_float_setting_stops_the_service_with_its_name(name):
 
     assert result.returncode != 0
     assert f"ImproperlyConfigured: {name} must be a number, got 'high'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("raw", "rate"),
+    [
+        ("30/m", Rate(30, 60)),
+        ("10/15m", Rate(10, 900)),
+        (" 5 / h ", Rate(5, 3600)),
+        ("", Rate(7, 1)),
+    ],
+)
+def test_env_rate_reads_the_one_notation_of_every_limit(monkeypatch, raw, rate):
+    monkeypatch.setenv("SOME_RATE", raw)
+
+    assert Rate.parse(env_rate("SOME_RATE", "7/s")) == rate
+
+
+@pytest.mark.parametrize("raw", ["30", "30 per minute", "0/m", "30/0m", "30/w", "-1/m", "m/30"])
+def test_env_rate_names_the_variable_for_a_bad_value(monkeypatch, raw):
+    monkeypatch.setenv("SOME_RATE", raw)
+
+    with pytest.raises(ImproperlyConfigured, match="SOME_RATE"):
+        env_rate("SOME_RATE", "30/m")
+
+
+@given(st.integers(1, 10**9), st.integers(1, 1000), st.sampled_from("smhd"))
+def test_every_written_rate_reads_back(count, multiplier, unit):
+    seconds = {"s": 1, "m": 60, "h": 3600, "d": 86400}[unit]
+
+    assert Rate.parse(f"{count}/{multiplier}{unit}") == Rate(count, multiplier * seconds)
+
+
+def test_a_bad_rate_setting_stops_the_service_with_its_name():
+    result = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        env={
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "news_site.settings",
+            "NEWS_SEARCH_RATE_LIMIT": "30",
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert result.returncode != 0
+    assert "ImproperlyConfigured: NEWS_SEARCH_RATE_LIMIT: a rate looks like" in result.stderr

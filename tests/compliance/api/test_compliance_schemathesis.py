@@ -36,7 +36,7 @@ MAX_EXAMPLES = 30
 def test_every_operation_answers_as_documented(
     live_server, data_repo, run_reindex, settings, tmp_path
 ):
-    settings.COMPLIANCE_ANONYMOUS_RATE_PER_MINUTE = 1_000_000
+    settings.COMPLIANCE_ANONYMOUS_RATE_LIMIT = "1000000/m"
     data_repo.seed("TX", "CA")
     data_repo.update("TX", summary="Second.", esa_program=ESA)
     run_reindex()

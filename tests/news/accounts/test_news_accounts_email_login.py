@@ -93,7 +93,7 @@ def test_five_wrong_codes_kill_the_code(http):
 
 
 def test_codes_per_address_are_limited(http, settings):
-    settings.NEWS_LOGIN_CODES_PER_HOUR = 2
+    settings.NEWS_LOGIN_CODE_RATE_LIMIT = "2/h"
     _request_code(http)
     _request_code(http)
 

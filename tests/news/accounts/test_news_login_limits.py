@@ -36,7 +36,7 @@ def _verify(http, email: str, code: str):
 
 
 def test_spellings_of_one_address_share_its_code_budget_and_account(http, settings):
-    settings.NEWS_LOGIN_CODES_PER_HOUR = 2
+    settings.NEWS_LOGIN_CODE_RATE_LIMIT = "2/h"
     # Fullwidth letters in the domain are valid (IDNA) and name the same mailbox.
     spellings = ["anna@example.se", "ANNA@EXAMPLE.SE", "anna@\uff45\uff58ample.se"]
 
@@ -78,8 +78,8 @@ def test_addresses_longer_than_254_characters_are_a_clear_400(http, length):
     )
 )
 def test_any_address_is_answered_without_a_server_error(http, settings, email):
-    settings.NEWS_LOGIN_RATE_LIMIT = 10_000
-    settings.NEWS_LOGIN_CODES_PER_HOUR = 10_000
+    settings.NEWS_LOGIN_RATE_LIMIT = "10000/10m"
+    settings.NEWS_LOGIN_CODE_RATE_LIMIT = "10000/h"
 
     sent = _send(http, email)
     guessed = _verify(http, email, "000000")
@@ -104,7 +104,7 @@ def unreachable_relay(settings):
 
 
 def test_an_unreachable_mail_relay_is_a_503_that_uses_up_no_code(http, unreachable_relay, caplog):
-    unreachable_relay.NEWS_LOGIN_CODES_PER_HOUR = 2
+    unreachable_relay.NEWS_LOGIN_CODE_RATE_LIMIT = "2/h"
     # A code sent while the relay worked.
     unreachable_relay.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     assert _send(http, "anna@example.se").status_code == 202
@@ -136,7 +136,7 @@ def test_an_unreachable_mail_relay_is_a_503_that_uses_up_no_code(http, unreachab
 
 
 def test_with_redis_down_codes_per_address_are_counted_in_the_database(http, settings, redis_down):
-    settings.NEWS_LOGIN_CODES_PER_HOUR = 2
+    settings.NEWS_LOGIN_CODE_RATE_LIMIT = "2/h"
 
     answers = [_send(http, email).status_code for email in ["bo@example.se", "BO@example.se"] * 2]
 
@@ -154,7 +154,7 @@ def test_with_redis_down_codes_per_address_are_counted_in_the_database(http, set
 def test_with_redis_down_code_guesses_per_client_are_counted_in_the_database(
     http, settings, redis_down
 ):
-    settings.NEWS_LOGIN_RATE_LIMIT = 3
+    settings.NEWS_LOGIN_RATE_LIMIT = "3/10m"
     assert _send(http, "cy@example.se").status_code == 202
     code = _code()
     wrong = f"{(int(code) + 1) % 10**6:06d}"
@@ -176,7 +176,7 @@ def test_with_redis_down_code_guesses_per_client_are_counted_in_the_database(
 
 
 def test_with_redis_up_nothing_is_counted_in_the_database(http, settings):
-    settings.NEWS_LOGIN_CODES_PER_HOUR = 1
+    settings.NEWS_LOGIN_CODE_RATE_LIMIT = "1/h"
 
     assert [_send(http, "di@example.se").status_code for _ in range(2)] == [202, 429]
     assert not Counter.objects.exists()

@@ -20,7 +20,7 @@ def api_schema(db, make_feed, make_entry, make_tag, settings):
     settings.NEWS_APPLE_AUDIENCE = ["se.example.news"]
     settings.NEWS_GOOGLE_AUDIENCE = ["news.apps.example"]
     settings.NEWS_APPLE_JWKS_URL = settings.NEWS_GOOGLE_JWKS_URL = "http://127.0.0.1:9/keys"
-    settings.NEWS_LOGIN_RATE_LIMIT = 1_000_000
+    settings.NEWS_LOGIN_RATE_LIMIT = "1000000/10m"
     feed = make_feed()
     story = Story.objects.create(title="Ny iPhone", slug="ny-iphone", entries_count=1)
     make_entry(feed, tags=[make_tag("iPhone")], story=story)

@@ -115,7 +115,7 @@ def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_budget(
     http, settings, keyword_only
 ):
     settings.TRUSTED_PROXIES = ["127.0.0.1"]
-    settings.NEWS_SEARCH_RATE_LIMIT = 2
+    settings.NEWS_SEARCH_RATE_LIMIT = "2/10m"
 
     def search(client: str) -> int:
         headers = {"X-Forwarded-For": client}
@@ -127,7 +127,7 @@ def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_budget(
 
 def test_an_untrusted_peer_cannot_spoof_its_address(http, settings, keyword_only):
     settings.TRUSTED_PROXIES = []
-    settings.NEWS_SEARCH_RATE_LIMIT = 2
+    settings.NEWS_SEARCH_RATE_LIMIT = "2/10m"
 
     statuses = [
         http.get(

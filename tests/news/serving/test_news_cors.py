@@ -20,7 +20,7 @@ def server(django_db_setup) -> Iterator[Gunicorn]:
     with news_served(
         {
             "NEWS_RESPONSE_CACHE_SECONDS": "30",
-            "NEWS_SEARCH_RATE_LIMIT": "1",
+            "NEWS_SEARCH_RATE_LIMIT": "1/10m",
             "NEWS_EMBEDDING_MODEL": "off",
         }
     ) as server:

@@ -98,7 +98,7 @@ def test_feeds_are_reported_by_the_outcome_of_their_last_fetch(live_server, make
 
 def test_refused_searches_are_counted(live_server, http, settings):
     settings.NEWS_EMBEDDING_MODEL = "off"
-    settings.NEWS_SEARCH_RATE_LIMIT = 2
+    settings.NEWS_SEARCH_RATE_LIMIT = "2/10m"
     before = sample(scrape(live_server.url), "ratelimit_rejections_total", policy="search")
 
     statuses = [

@@ -51,7 +51,7 @@ def pair(django_db_setup, django_db_blocker) -> Iterator[Pair]:
         # Every instance must share the secret: login codes are stored as an HMAC keyed by it.
         "SECRET_KEY": "test-secret",
         "SECURE_SSL_REDIRECT": "false",
-        "NEWS_SEARCH_RATE_LIMIT": str(SEARCH_LIMIT),
+        "NEWS_SEARCH_RATE_LIMIT": f"{SEARCH_LIMIT}/10m",
         "MCP_RATE_LIMIT": f"{MCP_LIMIT}/10m",
         "NEWS_RESPONSE_CACHE_SECONDS": str(RESPONSE_CACHE_SECONDS),
         "NEWS_EMBEDDING_MODEL": "off",
