@@ -2,8 +2,8 @@
 
 The one place entries get their vectors. Only entries that need one (no vector, a vector of
 another model, or a summary rewritten since) are read, a batch at a time; the model is loaded
-only once there is such an entry, so a run with nothing new never imports torch, and then only
-once per process (the task worker keeps it for its next runs).
+only once there is such an entry, so a run with nothing new never imports the model's
+libraries, and then only once per process (the task worker keeps it for its next runs).
 """
 
 from django.db.models import F, Q

@@ -42,7 +42,7 @@ def test_only_entries_without_a_current_vector_are_embedded(
 
 
 def test_batches_sorted_by_length_give_each_text_its_own_vector(semantic):
-    from news_site.search.embeddings import _model, on_torch_thread
+    from news_site.search.embeddings import _model, on_model_thread
 
     encoder = _model()
     texts = [
@@ -52,8 +52,8 @@ def test_batches_sorted_by_length_give_each_text_its_own_vector(semantic):
         "iPad mini får OLED-skärm enligt nya uppgifter från leverantörskedjan",
         "",
     ]
-    together = on_torch_thread(lambda: encoder.encode(texts, batch_size=2))
-    one_by_one = np.vstack([on_torch_thread(lambda t=t: encoder.encode([t])) for t in texts])
+    together = on_model_thread(lambda: encoder.encode(texts, batch_size=2))
+    one_by_one = np.vstack([on_model_thread(lambda t=t: encoder.encode([t])) for t in texts])
 
     assert together.shape == (5, 384)
     np.testing.assert_allclose(together, one_by_one, atol=1e-5)

@@ -1,5 +1,5 @@
-"""The embedding pipeline (news_site/search/embeddings.py runs sentence-transformers models with
-transformers directly) gives the vectors sentence-transformers itself gives, and refuses model
+"""The embedding pipeline (news_site/search/embeddings.py runs sentence-transformers models under
+ONNX Runtime) gives the vectors sentence-transformers itself gives, and refuses model
 layouts it does not run instead of embedding with them wrongly."""
 
 import json
