@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from news_site.search import services
-from news_site.search.embeddings import model_name
+from news_site.search.embeddings import model_name, texts_embed
 from news_site.search.models import EntryEmbedding
 from news_site.search.services import entries_embed, entry_embedding_text
 
@@ -64,3 +64,24 @@ def test_embedding_text_holds_title_and_both_summaries(make_feed, make_entry):
         make_feed(), title="Rubrik", summary_translated="Svenska.", summary_original="English."
     )
     assert entry_embedding_text(entry) == "Rubrik\nSvenska.\nEnglish."
+
+
+def test_copies_of_one_text_get_the_vector_it_gets_alone(make_feed, make_entry, semantic):
+    # A wire story carried by two sources, and a text of its own.
+    wire = {
+        "title": "Apple släpper iOS 27",
+        "summary_original": "The update fixes bugs.",
+        "summary_translated": "Uppdateringen rättar fel.",
+    }
+    copies = [make_entry(make_feed(), **wire) for _ in range(2)]
+    other = make_entry(make_feed(), title="iPad mini får OLED")
+
+    assert entries_embed() == 3
+    stored = {
+        row.entry_id: np.frombuffer(bytes(row.vector), dtype=np.float32)
+        for row in EntryEmbedding.objects.all()
+    }
+    alone = texts_embed([entry_embedding_text(copies[0]), entry_embedding_text(other)])
+    np.testing.assert_allclose(stored[copies[0].pk], alone[0], atol=1e-6)
+    np.testing.assert_array_equal(stored[copies[1].pk], stored[copies[0].pk])
+    np.testing.assert_allclose(stored[other.pk], alone[1], atol=1e-6)
