@@ -13,7 +13,7 @@ wsgi_app = "news_site.asgi:application"
 worker_class = "uvicorn_worker.UvicornWorker"
 bind = os.environ.get("NEWS_BIND", "127.0.0.1:8000")
 # One worker per core: each holds the embedding model and the vector matrix (about 600 MB) and
-# runs torch on one thread; the event loop serves concurrent requests within a worker.
+# runs the model on one thread; the event loop serves concurrent requests within a worker.
 workers = int(os.environ.get("WEB_CONCURRENCY", multiprocessing.cpu_count()))
 # Each worker serves at most NEWS_MAX_CONCURRENT_REQUESTS (32) requests at once and answers 503
 # beyond that; their views share a pool of DB_POOL_MAX_SIZE PostgreSQL connections, waiting

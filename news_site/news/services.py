@@ -415,8 +415,26 @@ def _items_store(feed: Feed, items: list[ParsedItem], *, now: datetime) -> tuple
     for entry in existing:
         by_hash[entry.guid_hash] = entry
         by_hash[entry.canonical_url_hash] = entry
-    created = 0
-    for item, guid, guid_hash, url_hash in keyed:
+    # The items new to the database (the first of any that share a key) are stored together;
+    # the rest, and all of them if the database refuses that batch, one at a time below.
+    fresh: list[tuple[ParsedItem, str, str, str]] = []
+    one_by_one: list[tuple[ParsedItem, str, str, str]] = []
+    taken: set[str] = set()
+    for key in keyed:
+        _, _, guid_hash, url_hash = key
+        if {guid_hash, url_hash}.isdisjoint(by_hash.keys() | taken):
+            fresh.append(key)
+            taken |= {guid_hash, url_hash}
+        else:
+            one_by_one.append(key)
+    stored = _entries_create(feed, fresh, now=now)
+    if stored is None:
+        one_by_one = keyed
+        stored = []
+    for entry in stored:
+        by_hash[entry.guid_hash] = by_hash[entry.canonical_url_hash] = entry
+    created = len(stored)
+    for item, guid, guid_hash, url_hash in one_by_one:
         entry = by_hash.get(guid_hash) or by_hash.get(url_hash)
         try:
             # A savepoint per item: one the database refuses leaves the others stored.
@@ -437,9 +455,56 @@ def _items_store(feed: Feed, items: list[ParsedItem], *, now: datetime) -> tuple
     return created, failed
 
 
+def _entries_create(
+    feed: Feed, keyed: list[tuple[ParsedItem, str, str, str]], *, now: datetime
+) -> list[Entry] | None:
+    """A document's new items as entries, with their tags, in three statements rather than a
+    handful per item (a first fetch of a feed stores all of its items). None when anything is
+    refused: nothing is then stored, and the caller stores each item on its own."""
+    if not keyed:
+        return []
+    try:
+        with transaction.atomic():
+            built = [
+                _entry_build(feed, item, guid=guid, guid_hash=guid_hash, url_hash=url_hash, now=now)
+                for item, guid, guid_hash, url_hash in keyed
+            ]
+            entries = Entry.objects.bulk_create([entry for entry, _ in built])
+            tags = _tags_by_slug(names=[name for _, names in built for name in names])
+            Entry.tags.through.objects.bulk_create(
+                [
+                    Entry.tags.through(entry_id=entry.pk, tag_id=tags[slug].pk)
+                    for entry, names in built
+                    for slug in dict.fromkeys(_tag_slug(name) for name in names)
+                    if slug in tags
+                ]
+            )
+    except (DatabaseError, ValueError, OverflowError) as exc:
+        logger.info("feed %s: storing its new items together failed, one by one: %s", feed.pk, exc)
+        return None
+    return entries
+
+
 def _entry_create(
     feed: Feed, item: ParsedItem, *, guid: str, guid_hash: str, url_hash: str, now: datetime
 ) -> Entry | None:
+    entry, tag_names = _entry_build(
+        feed, item, guid=guid, guid_hash=guid_hash, url_hash=url_hash, now=now
+    )
+    try:
+        # A concurrent run may store the same article between our read and this insert.
+        with transaction.atomic():
+            entry.save()
+    except IntegrityError:
+        return None
+    entry.tags.set(tags_named(names=tag_names))
+    return entry
+
+
+def _entry_build(
+    feed: Feed, item: ParsedItem, *, guid: str, guid_hash: str, url_hash: str, now: datetime
+) -> tuple[Entry, list[str]]:
+    """An unsaved entry for a new item, with its offline summary, and its tags' names."""
     summary = summarise_offline(title=item.title, text=item.text, language=feed.language)
     published = item.published_at
     entry = Entry(
@@ -462,14 +527,7 @@ def _entry_create(
         summary_state=SummaryState.EXTRACTED,
         platform_relevant=summary.platform_relevant,
     )
-    try:
-        # A concurrent run may store the same article between our read and this insert.
-        with transaction.atomic():
-            entry.save()
-    except IntegrityError:
-        return None
-    entry.tags.set(tags_named(names=summary.tags))
-    return entry
+    return entry, list(summary.tags)
 
 
 def _entry_update(entry: Entry, item: ParsedItem) -> None:
@@ -495,12 +553,23 @@ def _entry_update(entry: Entry, item: ParsedItem) -> None:
 
 def tags_named(*, names: Iterable[str]) -> list[Tag]:
     """The tags with these names, created when new; names that slugify alike are one tag."""
-    tags: dict[str, Tag] = {}
+    return list(_tags_by_slug(names=names).values())
+
+
+def _tag_slug(name: str) -> str:
+    return slugify(name)[:60]
+
+
+def _tags_by_slug(*, names: Iterable[str]) -> dict[str, Tag]:
+    """The tags with these names by slug (read in one query), created when new."""
+    wanted: dict[str, str] = {}
     for name in names:
-        slug = slugify(name)[:60]
-        if not slug or slug in tags:
-            continue
-        tag = Tag.objects.filter(slug=slug).first()
+        wanted.setdefault(_tag_slug(name), name)
+    wanted.pop("", None)
+    found = {tag.slug: tag for tag in Tag.objects.filter(slug__in=wanted)}
+    tags: dict[str, Tag] = {}
+    for slug, name in wanted.items():
+        tag = found.get(slug)
         if tag is None:
             try:
                 with transaction.atomic():
@@ -509,7 +578,7 @@ def tags_named(*, names: Iterable[str]) -> list[Tag]:
                 tag = Tag.objects.filter(Q(slug=slug) | Q(name=name[:60])).first()
         if tag is not None:
             tags[slug] = tag
-    return list(tags.values())
+    return tags
 
 
 # Summaries

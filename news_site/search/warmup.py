@@ -20,7 +20,7 @@ _prepared: list[bool] = []
 
 def web_worker_prepare() -> bool:
     """Everything a web worker's first search would otherwise wait for: the model (on one
-    torch thread), a first pass through it (torch sets up its kernels on the first call), and
+    thread), a first pass through it (ONNX Runtime sets up its buffers on the first call), and
     the vector index. A no-op once done. False without semantic search."""
     if not embeddings_enabled():
         return False
@@ -29,8 +29,8 @@ def web_worker_prepare() -> bool:
         if not embeddings_available():
             return False
         if not _prepared:
-            # Imported here: the index module imports torch, which a process that never
-            # searches (an `ingest` run with nothing to embed) must not load.
+            # Imported here: a process that never searches (an `ingest` run) does not need
+            # the index.
             from news_site.search.vector_index import INDEX
 
             texts_embed(["warm-up"])

@@ -65,6 +65,9 @@ class Idf:
     def __init__(self, *, document_frequencies: Mapping[str, int], documents: int) -> None:
         self._df = document_frequencies
         self._n = documents
+        # A story's centroid is weighted again each time a member joins: each term's logarithm
+        # is taken once per run.
+        self._weights: dict[str, float] = {}
 
     @classmethod
     def from_vectors(cls, vectors: Iterable[Mapping[str, float]]) -> "Idf":
@@ -76,10 +79,15 @@ class Idf:
         return cls(document_frequencies=df, documents=n)
 
     def weight(self, term: str) -> float:
-        return math.log((1 + self._n) / (1 + self._df.get(term, 0))) + 1.0
+        weight = self._weights.get(term)
+        if weight is None:
+            weight = math.log((1 + self._n) / (1 + self._df.get(term, 0))) + 1.0
+            self._weights[term] = weight
+        return weight
 
     def apply(self, vector: Mapping[str, float]) -> dict[str, float]:
-        return _unit({term: value * self.weight(term) for term, value in vector.items()})
+        weight = self.weight
+        return _unit({term: value * weight(term) for term, value in vector.items()})
 
 
 def cosine(a: Mapping[str, float], b: Mapping[str, float]) -> float:

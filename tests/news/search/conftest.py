@@ -14,7 +14,7 @@ def keyword_only(settings):
 @pytest.fixture
 def semantic(settings):
     """The real offline model (the `semantic` extra); its index starts empty for each test."""
-    pytest.importorskip("transformers")
+    pytest.importorskip("onnxruntime")
     from news_site.search.embeddings import embeddings_available
     from news_site.search.vector_index import INDEX
 

@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from news_site.search import services
-from news_site.search.embeddings import model_name
+from news_site.search.embeddings import model_name, texts_embed
 from news_site.search.models import EntryEmbedding
 from news_site.search.services import entries_embed, entry_embedding_text
 
@@ -42,7 +42,7 @@ def test_only_entries_without_a_current_vector_are_embedded(
 
 
 def test_batches_sorted_by_length_give_each_text_its_own_vector(semantic):
-    from news_site.search.embeddings import _model, on_torch_thread
+    from news_site.search.embeddings import _model, on_model_thread
 
     encoder = _model()
     texts = [
@@ -52,8 +52,8 @@ def test_batches_sorted_by_length_give_each_text_its_own_vector(semantic):
         "iPad mini får OLED-skärm enligt nya uppgifter från leverantörskedjan",
         "",
     ]
-    together = on_torch_thread(lambda: encoder.encode(texts, batch_size=2))
-    one_by_one = np.vstack([on_torch_thread(lambda t=t: encoder.encode([t])) for t in texts])
+    together = on_model_thread(lambda: encoder.encode(texts, batch_size=2))
+    one_by_one = np.vstack([on_model_thread(lambda t=t: encoder.encode([t])) for t in texts])
 
     assert together.shape == (5, 384)
     np.testing.assert_allclose(together, one_by_one, atol=1e-5)
@@ -64,3 +64,24 @@ def test_embedding_text_holds_title_and_both_summaries(make_feed, make_entry):
         make_feed(), title="Rubrik", summary_translated="Svenska.", summary_original="English."
     )
     assert entry_embedding_text(entry) == "Rubrik\nSvenska.\nEnglish."
+
+
+def test_copies_of_one_text_get_the_vector_it_gets_alone(make_feed, make_entry, semantic):
+    # A wire story carried by two sources, and a text of its own.
+    wire = {
+        "title": "Apple släpper iOS 27",
+        "summary_original": "The update fixes bugs.",
+        "summary_translated": "Uppdateringen rättar fel.",
+    }
+    copies = [make_entry(make_feed(), **wire) for _ in range(2)]
+    other = make_entry(make_feed(), title="iPad mini får OLED")
+
+    assert entries_embed() == 3
+    stored = {
+        row.entry_id: np.frombuffer(bytes(row.vector), dtype=np.float32)
+        for row in EntryEmbedding.objects.all()
+    }
+    alone = texts_embed([entry_embedding_text(copies[0]), entry_embedding_text(other)])
+    np.testing.assert_allclose(stored[copies[0].pk], alone[0], atol=1e-6)
+    np.testing.assert_array_equal(stored[copies[1].pk], stored[copies[0].pk])
+    np.testing.assert_allclose(stored[other.pk], alone[1], atol=1e-6)

@@ -1,5 +1,5 @@
-"""The embedding pipeline (news_site/search/embeddings.py runs sentence-transformers models with
-transformers directly) gives the vectors sentence-transformers itself gives, and refuses model
+"""The embedding pipeline (news_site/search/embeddings.py runs sentence-transformers models under
+ONNX Runtime) gives the vectors sentence-transformers itself gives, and refuses model
 layouts it does not run instead of embedding with them wrongly."""
 
 import json
@@ -83,3 +83,23 @@ def test_an_unusable_model_leaves_keyword_search(settings, tmp_path):
     write_model(tmp_path, [TRANSFORMER, POOLING], {"pooling_mode_lasttoken": True})
     settings.NEWS_EMBEDDING_MODEL = str(tmp_path)
     assert embeddings.embeddings_available() is False
+
+
+def test_the_onnx_file_is_written_once_when_missing(semantic, tmp_path):
+    pytest.importorskip("torch")
+    directory = embeddings._model_directory("")
+    semantic.NEWS_EMBEDDING_CACHE_DIR = str(tmp_path / "models")
+
+    written = embeddings._graph(directory)
+    assert written.parent == tmp_path / "models" and written.suffix == ".onnx"
+    stamp = written.stat().st_mtime_ns
+    # Found the second time, not written again; and it gives the vectors the cached model gives.
+    assert embeddings._graph(directory) == written
+    assert written.stat().st_mtime_ns == stamp
+    fresh = embeddings.SentenceEncoder(
+        tokenizer=embeddings._tokenizer(directory, 256),
+        session=embeddings._session(written),
+        pooling="mean",
+        dimensions=384,
+    )
+    np.testing.assert_allclose(fresh.encode(TEXTS), embeddings.texts_embed(TEXTS), atol=1e-6)
