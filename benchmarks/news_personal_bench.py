@@ -57,7 +57,11 @@ def database_reset(count: int) -> str:
     if "django" in sys.modules:
         from django.db import connections
 
+        # The previous size's connections, pooled ones included, or the database cannot be
+        # dropped.
         connections.close_all()
+        if connections["default"].settings_dict.get("OPTIONS", {}).get("pool"):
+            connections["default"].close_pool()
     news_bench.database_create()
     news_bench.database_fill(count)
     from news_site.accounts.models import Follow, Provider
