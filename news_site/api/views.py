@@ -1,5 +1,6 @@
 """The /api/v1 views. They only translate HTTP to selector and service calls and shapes."""
 
+import functools
 import hashlib
 from collections.abc import Callable
 from typing import Any
@@ -7,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import caches
 from django.db.models import QuerySet
-from django.http import HttpResponse
+from django.http import HttpResponse, QueryDict
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.functional import SimpleLazyObject
 from rest_framework import serializers
@@ -72,7 +73,15 @@ def _rendered(request: Request, body: bytes) -> HttpResponse:
 
 
 def _params(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
-    params = serializer_class(data=request.query_params)
+    return dict(_validated(serializer_class, request.META.get("QUERY_STRING", "")))
+
+
+# A query string's parameters are validated once per process (a serializer builds its fields
+# anew for every instance, which cost as much as serving a kept page); apps send the same few
+# query strings over and over. A refused one is not kept.
+@functools.lru_cache(maxsize=256)
+def _validated(serializer_class: type[serializers.Serializer], query_string: str) -> dict:
+    params = serializer_class(data=QueryDict(query_string))
     if not params.is_valid():
         raise InvalidParameter(first_error(params.errors))
     return params.validated_data
@@ -134,7 +143,7 @@ class ApiView(APIView):
     def paginated(
         self,
         request: Request,
-        items: QuerySet,
+        items: Callable[[], QuerySet],
         serializer: type[serializers.Serializer],
         params: dict[str, Any],
         *,
@@ -142,10 +151,11 @@ class ApiView(APIView):
         personal: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
         **context: Any,
     ) -> HttpResponse:
-        """One page of `items`. With `shared_as` (a name for the list that holds everything
-        its content depends on besides the parameters), the page is kept and served to every
-        caller asking for it (see _page_key): rendered, or with `personal` (what each item
-        shows the caller alone), as items that `personal` completes for each caller."""
+        """One page of `items()`, a query set built only when the page is not kept (building
+        one costs more than serving a kept page). With `shared_as` (a name for the list that
+        holds everything its content depends on besides the parameters), the page is kept and
+        served to every caller asking for it (see _page_key): rendered, or with `personal`
+        (what each item shows the caller alone), as items `personal` completes per caller."""
         key = _page_key(request, shared_as, params) if shared_as is not None else None
         kept = caches["pages"].get(key) if key is not None else None
         if kept is not None and personal is None:
@@ -155,7 +165,7 @@ class ApiView(APIView):
         if kept is not None:
             data, paginator.has_more = kept
         else:
-            rows = paginator.paginate_queryset(items, request, self)
+            rows = paginator.paginate_queryset(items(), request, self)
             context = {"request": request, "lang": lang, **context}
             data = serializer(rows, many=True, context=context).data
         if personal is not None:
@@ -185,7 +195,7 @@ class EntryListView(ApiView):
     @openapi.ENTRY_LIST_GET
     def get(self, request: Request) -> Response:
         params = _params(shapes.EntryListParams, request)
-        entries = entry_popular() if params["sort"] == "popular" else entry_list()
+        entries = entry_popular if params["sort"] == "popular" else entry_list
         return self.paginated(
             request, entries, shapes.EntrySerializer, params, shared_as=f"entries:{params['sort']}"
         )
@@ -196,7 +206,7 @@ class EntryPopularView(ApiView):
     def get(self, request: Request) -> Response:
         params = _params(shapes.ListParams, request)
         return self.paginated(
-            request, entry_popular(), shapes.EntrySerializer, params, shared_as="entries:popular"
+            request, entry_popular, shapes.EntrySerializer, params, shared_as="entries:popular"
         )
 
 
@@ -209,11 +219,11 @@ class EntryFollowsView(AccountView):
         # other lists, under a name made of the sources.
         feed_ids = sorted(_followed(request))
         if not feed_ids:
-            return self.paginated(request, selectors.entry_none(), shapes.EntrySerializer, params)
+            return self.paginated(request, selectors.entry_none, shapes.EntrySerializer, params)
         name = hashlib.blake2b(repr(feed_ids).encode(), digest_size=16).hexdigest()
         return self.paginated(
             request,
-            selectors.entry_followed_list(feed_ids=feed_ids),
+            functools.partial(selectors.entry_followed_list, feed_ids=feed_ids),
             shapes.EntrySerializer,
             params,
             shared_as=f"follows:{name}",
@@ -289,7 +299,7 @@ class FeedListView(ApiView):
         # is added for the caller alone.
         return self.paginated(
             request,
-            selectors.feed_list(),
+            selectors.feed_list,
             shapes.FeedSerializer,
             params,
             shared_as="feeds",
@@ -315,7 +325,7 @@ class FeedEntriesView(ApiView):
         feed = _feed(feed_id)
         return self.paginated(
             request,
-            entry_list(feed=feed),
+            functools.partial(entry_list, feed=feed),
             shapes.EntrySerializer,
             params,
             shared_as=f"feed:{feed.pk}",
@@ -350,8 +360,9 @@ class TagListView(ApiView):
     @openapi.TAG_LIST_GET
     def get(self, request: Request) -> Response:
         params = _params(shapes.PageParams, request)
-        tags = selectors.tag_list_with_entries()
-        return self.paginated(request, tags, shapes.TagSerializer, params)
+        return self.paginated(
+            request, selectors.tag_list_with_entries, shapes.TagSerializer, params
+        )
 
 
 class TagDetailView(ApiView):
@@ -366,7 +377,11 @@ class TagEntriesView(ApiView):
         params = _params(shapes.ListParams, request)
         tag = _tag(slug)
         return self.paginated(
-            request, entry_list(tag=tag), shapes.EntrySerializer, params, shared_as=f"tag:{tag.pk}"
+            request,
+            functools.partial(entry_list, tag=tag),
+            shapes.EntrySerializer,
+            params,
+            shared_as=f"tag:{tag.pk}",
         )
 
 
@@ -380,7 +395,7 @@ class StoryListView(ApiView):
         stories = StoryFilter(request.query_params, queryset=story_selectors.story_list())
         if not stories.is_valid():
             raise InvalidParameter(first_error(stories.errors))
-        return self.paginated(request, stories.qs, shapes.StorySerializer, params)
+        return self.paginated(request, lambda: stories.qs, shapes.StorySerializer, params)
 
 
 class StoryDetailView(ApiView):
@@ -407,8 +422,9 @@ class EpisodeListView(ApiView):
     @openapi.EPISODE_LIST_GET
     def get(self, request: Request) -> Response:
         params = _params(shapes.PageParams, request)
-        episodes = podcast_selectors.episode_list()
-        return self.paginated(request, episodes, shapes.EpisodeSerializer, params)
+        return self.paginated(
+            request, podcast_selectors.episode_list, shapes.EpisodeSerializer, params
+        )
 
 
 class EpisodeDetailView(ApiView):
