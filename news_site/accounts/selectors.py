@@ -10,9 +10,10 @@ reached no copy is used, and every request reads the database as before.
 """
 
 from django.core.cache import caches
+from django.db import DEFAULT_DB_ALIAS
 from django.utils import timezone
 
-from news_site.accounts.models import ApiToken, Follow
+from news_site.accounts.models import Account, ApiToken, Follow
 from news_site.accounts.services import account_generation_key, token_hash
 from shared import cache as shared_cache
 
@@ -34,6 +35,27 @@ def _token_read(digest: str) -> ApiToken | None:
     )
 
 
+# A copy holds the rows' values: unpickling model instances cost more than the rest of the
+# check. Every concrete field, so that a field added later is in the copy too.
+_TOKEN_FIELDS = [field.attname for field in ApiToken._meta.concrete_fields]
+_ACCOUNT_FIELDS = [field.attname for field in Account._meta.concrete_fields]
+
+
+def _copy(token: ApiToken, generation: int) -> tuple:
+    return (
+        tuple(getattr(token, name) for name in _TOKEN_FIELDS),
+        tuple(getattr(token.account, name) for name in _ACCOUNT_FIELDS),
+        generation,
+    )
+
+
+def _from_copy(copy: tuple) -> tuple[ApiToken, int]:
+    token_values, account_values, generation = copy
+    token = ApiToken.from_db(DEFAULT_DB_ALIAS, _TOKEN_FIELDS, token_values)
+    token.account = Account.from_db(DEFAULT_DB_ALIAS, _ACCOUNT_FIELDS, account_values)
+    return token, generation
+
+
 def token_authenticate(*, raw: str) -> ApiToken | None:
     """The live token whose hash matches, with its account. Its `generation` is the account's
     generation this call read (None: unknown), for the caller's other reads of the account.
@@ -44,7 +66,7 @@ def token_authenticate(*, raw: str) -> ApiToken | None:
     key = f"token:{digest}"
     copy = caches["process"].get(key)
     if copy is not None:
-        token, made_under = copy
+        token, made_under = _from_copy(copy)
         generation = account_generation(account_id=token.account_id)
         if generation == made_under and token.expires_at > timezone.now():
             token.generation = generation
@@ -59,7 +81,7 @@ def token_authenticate(*, raw: str) -> ApiToken | None:
         token = _token_read(digest)
         if token is None:
             return None
-        caches["process"].set(key, (token, generation), COPY_SECONDS)
+        caches["process"].set(key, _copy(token, generation), COPY_SECONDS)
     token.generation = generation
     return token
 
