@@ -14,6 +14,7 @@ Needs PostgreSQL on 127.0.0.1:5432 (role postgres); installs nginx and wrk with 
 import argparse
 import os
 import random
+import re
 import shutil
 import ssl
 import subprocess
@@ -146,9 +147,13 @@ def certificate(work: Path) -> tuple[Path, Path]:
     return cert, key
 
 
-def nginx_config(work: Path, *, static_port: int, stack_port: int, app_port: int) -> Path:
+def nginx_config(
+    work: Path, *, static_port: int, stack_port: int, app_port: int, edge_limits: bool = True
+) -> Path:
     """The shipped site (TLS, cache, headers) on loopback ports, and a static server for the
-    ceiling, over TLS too so that both sides pay for it."""
+    ceiling, over TLS too so that both sides pay for it. `edge_limits=False` leaves out nginx's
+    per-address limits (as RUN_PROD_EDGE_LIMITS=off does), for a load from one address that
+    stands in for many clients."""
     cert, key = certificate(work)
     site = (REPO_ROOT / "deploy" / "nginx" / "news.conf").read_text()
     replacements = {
@@ -166,6 +171,8 @@ def nginx_config(work: Path, *, static_port: int, stack_port: int, app_port: int
         if production not in site:
             raise RuntimeError(f"deploy/nginx/news.conf no longer has {production!r}")
         site = site.replace(production, local)
+    if not edge_limits:
+        site = re.sub(r"(?m)^\s*limit_(req|conn) .*\n", "", site)
     (work / "news.conf").write_text(site)
     temp = "\n".join(
         f"{kind}_temp_path {work / kind};"

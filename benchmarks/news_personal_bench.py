@@ -57,7 +57,11 @@ def database_reset(count: int) -> str:
     if "django" in sys.modules:
         from django.db import connections
 
+        # The previous size's connections, pooled ones included, or the database cannot be
+        # dropped.
         connections.close_all()
+        if connections["default"].settings_dict.get("OPTIONS", {}).get("pool"):
+            connections["default"].close_pool()
     news_bench.database_create()
     news_bench.database_fill(count)
     from news_site.accounts.models import Follow, Provider
@@ -113,25 +117,37 @@ def ttrss_fill(ttrss: TtRss) -> None:
         conn.execute("ANALYZE")
 
 
-def stack_start(work: Path) -> tuple[subprocess.Popen, subprocess.Popen, int]:
-    """gunicorn as deployed and nginx in front of it; (gunicorn, nginx, https port)."""
+def stack_start(work: Path, started: list[subprocess.Popen]) -> int:
+    """gunicorn as deployed and nginx in front of it; the https port. Each process is added
+    to `started` as soon as it runs, so that the caller stops it even when a later step
+    fails."""
     app_port, static_port, stack_port = (news_bench.free_port() for _ in range(3))
     app = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn/news.py"],
         cwd=REPO_ROOT,
         env={**os.environ, **ENV, "NEWS_BIND": f"127.0.0.1:{app_port}"},
     )
-    news_bench.wait_for(f"http://127.0.0.1:{app_port}/entries.json", app)
+    started.append(app)
+    # Each worker loads the embedding model before it serves (post_worker_init): on a busy
+    # machine that alone can take most of a minute.
+    news_bench.wait_for(f"http://127.0.0.1:{app_port}/entries.json", app, timeout=180)
     (work / "static").mkdir(exist_ok=True)
     (work / "static" / "entries.json").write_text("{}")
+    # wrk's 8 connections stand for 8 app users, not one address: nginx's per-address limit
+    # (20 requests a second) would answer nearly all of them with 429.
     config = news_bench.nginx_config(
-        work, static_port=static_port, stack_port=stack_port, app_port=app_port
+        work,
+        static_port=static_port,
+        stack_port=stack_port,
+        app_port=app_port,
+        edge_limits=False,
     )
     nginx = subprocess.Popen([news_bench.nginx_binary(), "-c", str(config), "-g", "daemon off;"])
+    started.append(nginx)
     news_bench.wait_for(
         f"https://127.0.0.1:{stack_port}/entries.json", nginx, ca=work / "bench.pem"
     )
-    return app, nginx, stack_port
+    return stack_port
 
 
 def worker_rss_mb(master: subprocess.Popen) -> float:
@@ -147,9 +163,9 @@ def measure(size: int, args: argparse.Namespace) -> tuple[dict[str, LoadResult],
     headers = {"Authorization": f"Bearer {token}"}
     work = Path(tempfile.mkdtemp(prefix="news-personal-bench-"))
     work.chmod(0o755)
-    app = nginx = None
+    started: list[subprocess.Popen] = []
     try:
-        app, nginx, port = stack_start(work)
+        port = stack_start(work, started)
         results = {}
         for name, path in PATHS.items():
             url = f"https://127.0.0.1:{port}{path}"
@@ -158,15 +174,14 @@ def measure(size: int, args: argparse.Namespace) -> tuple[dict[str, LoadResult],
             )
             print(
                 f"  {size:>7,} {path}: {results[name].requests_per_second:,.0f} req/s, "
-                f"p99 {results[name].p99_ms:.1f} ms",
+                f"p99 {results[name].p99_ms:.1f} ms, {results[name].non_2xx} non-2xx",
                 flush=True,
             )
-        return results, worker_rss_mb(app)
+        return results, worker_rss_mb(started[0])
     finally:
-        for process in (nginx, app):
-            if process is not None:
-                process.terminate()
-                process.wait(timeout=20)
+        for process in reversed(started):
+            process.terminate()
+            process.wait(timeout=20)
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -1,26 +1,27 @@
 """ASGI entry point of the news service: Django behind a per-process cache of public responses,
 with the MCP tool server at /mcp, behind a bound on the requests the process serves at once,
-all behind request ids, access lines and request metrics."""
+all behind request ids, access lines and request metrics.
+
+Django runs as the WSGI application it is (every view and middleware of ours is synchronous)
+on a fixed pool of NEWS_WEB_THREADS threads, through a2wsgi: one hand-over to a thread per
+request. Django's own ASGI handler made four (request_started, the middleware, the view
+through async_to_sync, request_finished) on a new thread for every request; it cost about
+2.4 ms of CPU per request, more than the rest of a request answered from memory
+(docs/api-performance.md)."""
 
 import json
 import os
-import warnings
 
-from django.core.asgi import get_asgi_application
+from a2wsgi import WSGIMiddleware
+from django.core.wsgi import get_wsgi_application
 
 from shared.envfile import load_env_file
 
 # The `.env` of `make run` (when present) before Django reads its settings.
 load_env_file()
-# WhiteNoise answers static files (the quick start's admin CSS and JS; nginx serves them on a
-# deployment) with a file iterator, which Django's ASGI handler reads in a thread and warns
-# about on every file. Reading a small file in a thread is what we want.
-warnings.filterwarnings(
-    "ignore", message="StreamingHttpResponse must consume synchronous iterators", category=Warning
-)
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "news_site.settings")
 # Django must be set up before the tool server's modules import models.
-django_application = get_asgi_application()
+django_wsgi = get_wsgi_application()
 
 from django.conf import settings  # noqa: E402
 
@@ -29,6 +30,8 @@ from news_site.mcp.asgi import mcp_application  # noqa: E402
 from news_site.responsecache import PublicResponseCache  # noqa: E402
 from shared.concurrency import BUSY_MESSAGE, ConcurrencyLimit, Refusal  # noqa: E402
 from shared.observability import ObservedASGI  # noqa: E402
+
+django_application = WSGIMiddleware(django_wsgi, workers=settings.NEWS_WEB_THREADS)
 
 # A busy /api/v1 answers in its own envelope; the other surfaces in plain text, as their
 # database-outage 503 does.

@@ -52,7 +52,23 @@ DATABASES = {"default": database(db_env="NEWS_DATABASE_URL", sqlite_name="news")
 
 # --- Cache --------------------------------------------------------------------------------
 # Redis when REDIS_URL is set (shared by every process), else a per-process cache.
-CACHES = {"default": cache("news")}
+# `process`: this process's own copies of what a Bearer request reads on every call (its token,
+# its follows, the content generation), each checked against a generation in `default`
+# (docs/api-performance.md). `pages`: rendered /api/v1 pages, at most 200 (a page of 100
+# entries is about 80 KB).
+CACHES = {
+    "default": cache("news"),
+    "process": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "news-process",
+        "OPTIONS": {"MAX_ENTRIES": 10_000},
+    },
+    "pages": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "news-pages",
+        "OPTIONS": {"MAX_ENTRIES": 200},
+    },
+}
 RATELIMIT_USE_CACHE = "default"
 SILENCED_SYSTEM_CHECKS = silenced_checks(uses_redis=bool(env_str("REDIS_URL")))
 
@@ -213,6 +229,10 @@ NEWS_RESPONSE_CACHE_MAX_BYTES = env_int("NEWS_RESPONSE_CACHE_MAX_BYTES", 16 << 2
 # Requests one app process serves at once; more get an immediate 503 (shared/concurrency.py).
 # Sized with the database pool: docs/operators-capacity.md.
 NEWS_MAX_CONCURRENT_REQUESTS = env_int("NEWS_MAX_CONCURRENT_REQUESTS", 32)
+# Threads one app process runs Django on (news_site/asgi.py); admitted requests beyond them wait
+# for a free one. As many as a web worker's database pool has connections, so that a thread
+# never waits for a connection.
+NEWS_WEB_THREADS = env_int("NEWS_WEB_THREADS", 8)
 
 # --- Background work ----------------------------------------------------------------------
 # django-tasks with the database backend and its `db_worker` process.

@@ -127,7 +127,7 @@ def cache(key_prefix: str) -> dict[str, Any]:
     url = env_str("REDIS_URL")
     if url:
         return {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "shared.cache.ProcessRedisCache",
             "LOCATION": url,
             "KEY_PREFIX": key_prefix,
             "TIMEOUT": 300,

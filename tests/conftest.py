@@ -16,7 +16,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from django.core.cache import cache
+from django.conf import settings
+from django.core.cache import caches
 from django.db.backends.signals import connection_created
 
 from tests.localserver import local_server  # noqa: F401 - a fixture for every suite
@@ -28,8 +29,10 @@ os.environ.setdefault("ENV_FILE", "")
 
 @pytest.fixture(autouse=True)
 def _clean_cache() -> Iterator[None]:
-    # Rate-limit counters and cached reports must not leak from one test into the next.
-    cache.clear()
+    # Rate-limit counters, cached reports and the process's own copies (tokens, rendered pages)
+    # must not leak from one test into the next.
+    for alias in settings.CACHES:
+        caches[alias].clear()
     yield
 
 

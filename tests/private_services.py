@@ -229,11 +229,13 @@ def cache_on_stopped_redis(settings) -> str:
     server = RedisServer()
     server.start()
     server.kill()
+    # The process's own caches (news: `process`, `pages`) stay as they are.
     settings.CACHES = {
+        **settings.CACHES,
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": server.url,
             "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
-        }
+        },
     }
     return server.url

@@ -21,6 +21,7 @@ from news_site.accounts.models import (
     Provider,
 )
 from news_site.news.models import Feed
+from shared import cache as shared_cache
 from shared.ratelimit import identity_normalize
 
 logger = logging.getLogger(__name__)
@@ -60,8 +61,19 @@ def token_issue(*, account: Account) -> tuple[str, ApiToken]:
     return raw, token
 
 
+def account_generation_key(account_id: int) -> str:
+    return f"news:account-generation:{account_id}"
+
+
+def account_changed(*, account_id: int) -> None:
+    """Tell every process that its copies of this account's tokens and follows are out of
+    date (selectors.token_authenticate, selectors.followed_feed_ids)."""
+    shared_cache.generation_changed(account_generation_key(account_id))
+
+
 def token_revoke(*, token: ApiToken) -> None:
     ApiToken.objects.filter(pk=token.pk).delete()
+    account_changed(account_id=token.account_id)
 
 
 def _code_hash(email: str, code: str) -> str:
@@ -162,12 +174,16 @@ def account_delete(*, account: Account) -> None:
         )
     )
     LoginCode.objects.filter(email__in=emails).delete()
+    account_id = account.pk
     account.delete()
+    account_changed(account_id=account_id)
 
 
 def follow_create(*, account: Account, feed: Feed) -> None:
     Follow.objects.get_or_create(account=account, feed=feed)
+    account_changed(account_id=account.pk)
 
 
 def follow_delete(*, account: Account, feed: Feed) -> None:
     Follow.objects.filter(account=account, feed=feed).delete()
+    account_changed(account_id=account.pk)

@@ -1,13 +1,16 @@
 """The /api/v1 views. They only translate HTTP to selector and service calls and shapes."""
 
-import logging
+import functools
+import hashlib
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db.models import QuerySet
+from django.http import HttpResponse, QueryDict
 from django.utils.cache import patch_cache_control, patch_vary_headers
-from redis.exceptions import RedisError
+from django.utils.functional import SimpleLazyObject
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.request import Request
@@ -33,8 +36,6 @@ from shared.env import Rate
 from shared.http import client_ip
 from shared.ratelimit import Usage, apply_headers, usage_check, usage_count
 
-logger = logging.getLogger(__name__)
-
 
 class HasAccount(BasePermission):
     message = "this endpoint needs 'Authorization: Bearer <token>'"
@@ -45,30 +46,43 @@ class HasAccount(BasePermission):
 
 # Plumbing --------------------------------------------------------------------------------
 
-# Pages of entries that are the same for every caller (their content has no per-user field)
-# are kept in the shared cache as briefly as the anonymous response cache keeps whole
-# responses, so that a Bearer request (which no response cache may answer) gets no staler
-# data than an anonymous one and costs its token lookup instead of the page's queries.
-_PAGE_KEY = "news:api-page:v1:"
+# A page whose content is the same for every caller who asks for it (a list of entries has no
+# per-user field) is rendered once and its bytes kept in this process's `pages` cache under
+# the content generation (news selectors.content_generation), as long as the anonymous
+# response cache keeps whole responses: an editor's change or an ingest shows at once, a view
+# count or a story's source count within NEWS_RESPONSE_CACHE_SECONDS, and a Bearer request
+# (which no response cache may answer) costs its token check instead of queries and JSON.
 
 
-def _page_cached(key: str) -> tuple[list, bool] | None:
-    try:
-        return cache.get(_PAGE_KEY + key)
-    except RedisError as exc:
-        logger.warning("page served without the cache: %s", exc)
+def _page_key(request: Request, shared_as: str, params: dict[str, Any]) -> str | None:
+    """Where the page is kept; None when it must be rendered (caching off, or the content
+    generation unknown because the shared cache is unreachable)."""
+    if settings.NEWS_RESPONSE_CACHE_SECONDS <= 0:
         return None
+    generation = selectors.content_generation()
+    if generation is None:
+        return None
+    # The accepted media type carries the client's `indent`, which changes the bytes.
+    return (
+        f"{shared_as}:{params['page']}:{params['per_page']}:{params.get('lang')}:"
+        f"{request.accepted_media_type}:{generation}"
+    )
 
 
-def _page_keep(key: str, page: tuple[list, bool]) -> None:
-    try:
-        cache.set(_PAGE_KEY + key, page, settings.NEWS_RESPONSE_CACHE_SECONDS)
-    except RedisError as exc:
-        logger.warning("page not cached: %s", exc)
+def _rendered(request: Request, body: bytes) -> HttpResponse:
+    return HttpResponse(body, content_type=request.accepted_renderer.media_type)
 
 
 def _params(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
-    params = serializer_class(data=request.query_params)
+    return dict(_validated(serializer_class, request.META.get("QUERY_STRING", "")))
+
+
+# A query string's parameters are validated once per process (a serializer builds its fields
+# anew for every instance, which cost as much as serving a kept page); apps send the same few
+# query strings over and over. A refused one is not kept.
+@functools.lru_cache(maxsize=256)
+def _validated(serializer_class: type[serializers.Serializer], query_string: str) -> dict:
+    params = serializer_class(data=QueryDict(query_string))
     if not params.is_valid():
         raise InvalidParameter(first_error(params.errors))
     return params.validated_data
@@ -128,32 +142,45 @@ class ApiView(APIView):
     def paginated(
         self,
         request: Request,
-        items: QuerySet,
+        items: Callable[[], QuerySet],
         serializer: type[serializers.Serializer],
         params: dict[str, Any],
         *,
         shared_as: str | None = None,
+        personal: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
         **context: Any,
-    ) -> Response:
-        """One page of `items`. With `shared_as` (a name for the list that holds everything
-        its content depends on besides the parameters), the page is kept for
-        NEWS_RESPONSE_CACHE_SECONDS in the shared cache and served to every caller asking for
-        it."""
+    ) -> HttpResponse:
+        """One page of `items()`, a query set built only when the page is not kept (building
+        one costs more than serving a kept page). With `shared_as` (a name for the list that
+        holds everything its content depends on besides the parameters), the page is kept and
+        served to every caller asking for it (see _page_key): rendered, or with `personal`
+        (what each item shows the caller alone), as items `personal` completes per caller."""
+        key = _page_key(request, shared_as, params) if shared_as is not None else None
+        kept = caches["pages"].get(key) if key is not None else None
+        if kept is not None and personal is None:
+            return _rendered(request, kept)
         lang = params.get("lang")
         paginator = PageNumberEnvelope(page=params["page"], per_page=params["per_page"], lang=lang)
-        key = None
-        if shared_as is not None and settings.NEWS_RESPONSE_CACHE_SECONDS > 0:
-            key = f"{shared_as}:{params['page']}:{params['per_page']}:{lang}"
-            cached = _page_cached(key)
-            if cached is not None:
-                data, paginator.has_more = cached
-                return paginator.get_paginated_response(data)
-        rows = paginator.paginate_queryset(items, request, self)
-        context = {"request": request, "lang": lang, **context}
-        data = serializer(rows, many=True, context=context).data
-        if key is not None:
-            _page_keep(key, (list(data), paginator.has_more))
-        return paginator.get_paginated_response(data)
+        if kept is not None:
+            data, paginator.has_more = kept
+        else:
+            rows = paginator.paginate_queryset(items(), request, self)
+            context = {"request": request, "lang": lang, **context}
+            data = serializer(rows, many=True, context=context).data
+        if personal is not None:
+            if key is not None and kept is None:
+                caches["pages"].set(
+                    key, (data, paginator.has_more), settings.NEWS_RESPONSE_CACHE_SECONDS
+                )
+            return paginator.get_paginated_response([personal(item) for item in data])
+        response = paginator.get_paginated_response(data)
+        if key is None:
+            return response
+        body = request.accepted_renderer.render(
+            response.data, request.accepted_media_type, self.get_renderer_context()
+        )
+        caches["pages"].set(key, body, settings.NEWS_RESPONSE_CACHE_SECONDS)
+        return _rendered(request, body)
 
 
 class AccountView(ApiView):
@@ -167,7 +194,7 @@ class EntryListView(ApiView):
     @openapi.ENTRY_LIST_GET
     def get(self, request: Request) -> Response:
         params = _params(shapes.EntryListParams, request)
-        entries = entry_popular() if params["sort"] == "popular" else entry_list()
+        entries = entry_popular if params["sort"] == "popular" else entry_list
         return self.paginated(
             request, entries, shapes.EntrySerializer, params, shared_as=f"entries:{params['sort']}"
         )
@@ -178,7 +205,7 @@ class EntryPopularView(ApiView):
     def get(self, request: Request) -> Response:
         params = _params(shapes.ListParams, request)
         return self.paginated(
-            request, entry_popular(), shapes.EntrySerializer, params, shared_as="entries:popular"
+            request, entry_popular, shapes.EntrySerializer, params, shared_as="entries:popular"
         )
 
 
@@ -186,10 +213,20 @@ class EntryFollowsView(AccountView):
     @openapi.ENTRY_FOLLOWS_GET
     def get(self, request: Request) -> Response:
         params = _params(shapes.ListParams, request)
-        # One query with the follows joined in (indexed on account and feed); the page is the
-        # caller's own, so it is never shared.
-        entries = selectors.entry_followed_list(account_id=request.user.pk)
-        return self.paginated(request, entries, shapes.EntrySerializer, params)
+        # The caller's own part is which sources it follows; the page of those sources'
+        # entries is the same for anyone following exactly them, so it is shared like the
+        # other lists, under a name made of the sources.
+        feed_ids = sorted(_followed(request))
+        if not feed_ids:
+            return self.paginated(request, selectors.entry_none, shapes.EntrySerializer, params)
+        name = hashlib.blake2b(repr(feed_ids).encode(), digest_size=16).hexdigest()
+        return self.paginated(
+            request,
+            functools.partial(selectors.entry_followed_list, feed_ids=feed_ids),
+            shapes.EntrySerializer,
+            params,
+            shared_as=f"follows:{name}",
+        )
 
 
 class EntryDetailView(ApiView):
@@ -233,7 +270,10 @@ class EntrySearchView(ApiView):
 
 
 def _followed(request: Request) -> set[int]:
-    return followed_feed_ids(account_id=request.user.pk) if request.user else set()
+    if request.user is None:
+        return set()
+    # The account's generation was read when the token was checked.
+    return followed_feed_ids(account_id=request.user.pk, generation=request.auth.generation)
 
 
 def _feed(feed_id: int):
@@ -250,11 +290,21 @@ def _feed_context(request: Request) -> dict[str, Any]:
 
 class FeedListView(ApiView):
     @openapi.FEED_LIST_GET
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponse:
         params = _params(shapes.PageParams, request)
-        feeds = selectors.feed_list()
+        followed = _followed(request)
+        # The sources with their counts are everyone's page; whether the caller follows each
+        # is added for the caller alone.
         return self.paginated(
-            request, feeds, shapes.FeedSerializer, params, **_feed_context(request)
+            request,
+            selectors.feed_list,
+            shapes.FeedSerializer,
+            params,
+            shared_as="feeds",
+            personal=lambda feed: {**feed, "is_following": feed["id"] in followed},
+            followed=set(),
+            # Read only when the page is rendered.
+            entries_counts=SimpleLazyObject(selectors.feed_entry_counts),
         )
 
 
@@ -273,7 +323,7 @@ class FeedEntriesView(ApiView):
         feed = _feed(feed_id)
         return self.paginated(
             request,
-            entry_list(feed=feed),
+            functools.partial(entry_list, feed=feed),
             shapes.EntrySerializer,
             params,
             shared_as=f"feed:{feed.pk}",
@@ -308,8 +358,9 @@ class TagListView(ApiView):
     @openapi.TAG_LIST_GET
     def get(self, request: Request) -> Response:
         params = _params(shapes.PageParams, request)
-        tags = selectors.tag_list_with_entries()
-        return self.paginated(request, tags, shapes.TagSerializer, params)
+        return self.paginated(
+            request, selectors.tag_list_with_entries, shapes.TagSerializer, params
+        )
 
 
 class TagDetailView(ApiView):
@@ -324,7 +375,11 @@ class TagEntriesView(ApiView):
         params = _params(shapes.ListParams, request)
         tag = _tag(slug)
         return self.paginated(
-            request, entry_list(tag=tag), shapes.EntrySerializer, params, shared_as=f"tag:{tag.pk}"
+            request,
+            functools.partial(entry_list, tag=tag),
+            shapes.EntrySerializer,
+            params,
+            shared_as=f"tag:{tag.pk}",
         )
 
 
@@ -338,7 +393,7 @@ class StoryListView(ApiView):
         stories = StoryFilter(request.query_params, queryset=story_selectors.story_list())
         if not stories.is_valid():
             raise InvalidParameter(first_error(stories.errors))
-        return self.paginated(request, stories.qs, shapes.StorySerializer, params)
+        return self.paginated(request, lambda: stories.qs, shapes.StorySerializer, params)
 
 
 class StoryDetailView(ApiView):
@@ -365,8 +420,9 @@ class EpisodeListView(ApiView):
     @openapi.EPISODE_LIST_GET
     def get(self, request: Request) -> Response:
         params = _params(shapes.PageParams, request)
-        episodes = podcast_selectors.episode_list()
-        return self.paginated(request, episodes, shapes.EpisodeSerializer, params)
+        return self.paginated(
+            request, podcast_selectors.episode_list, shapes.EpisodeSerializer, params
+        )
 
 
 class EpisodeDetailView(ApiView):

@@ -26,6 +26,19 @@ class NewsAdmin(admin.ModelAdmin):
     # Addresses typed without a scheme are https (Django 6's default, chosen explicitly now).
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
+    # An editor's change shows in the /api/v1 lists at once, not when their pages expire.
+    def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        services.content_changed()
+
+    def delete_model(self, request: HttpRequest, obj: models.Model) -> None:
+        super().delete_model(request, obj)
+        services.content_changed()
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        super().delete_queryset(request, queryset)
+        services.content_changed()
+
 
 @admin.register(Feed)
 class FeedAdmin(NewsAdmin):

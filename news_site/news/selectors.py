@@ -1,9 +1,10 @@
 """Reads of the news service. Every list is bounded and fetches its relations up front."""
 
 import logging
+from collections.abc import Iterable
 from datetime import datetime
 
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db.models import Case, Count, F, Prefetch, Q, QuerySet, Value, When
 from django.db.models.functions import Lower
 from redis.exceptions import RedisError
@@ -16,6 +17,7 @@ from news_site.news.models import (
     SummaryState,
     Tag,
 )
+from shared import cache as shared_cache
 
 logger = logging.getLogger(__name__)
 
@@ -127,6 +129,25 @@ FEED_COUNTS_SECONDS = 60
 _FEED_COUNTS_KEY = "news:feed-entry-counts:v1"
 
 
+# What the public lists show of entries, sources and tags changes with ingest and editors'
+# saves (services.content_changed); copies of rendered pages are made under this generation.
+# Each process reads it from the shared cache at most once a CONTENT_GENERATION_SECONDS.
+CONTENT_GENERATION_KEY = "news:content-generation"
+CONTENT_GENERATION_SECONDS = 1
+
+
+def content_generation() -> int | None:
+    """The current content generation; None when the shared cache cannot be reached (then no
+    copy made under any generation is used)."""
+    memo = caches["process"].get(CONTENT_GENERATION_KEY)
+    if memo is not None:
+        return memo
+    generation = shared_cache.generation(CONTENT_GENERATION_KEY)
+    if generation is not None:
+        caches["process"].set(CONTENT_GENERATION_KEY, generation, CONTENT_GENERATION_SECONDS)
+    return generation
+
+
 def feed_entry_counts() -> dict[int, int]:
     """Relevant entries per source id (sources without any are missing), at most
     FEED_COUNTS_SECONDS old. Shared by every caller: no per-user data is in it."""
@@ -157,9 +178,14 @@ def tag_list_with_entries() -> QuerySet[Tag]:
     )
 
 
-def entry_followed_list(*, account_id: int) -> QuerySet[Entry]:
-    """Relevant entries of the sources an account follows (the accounts app's Follow rows)."""
-    return entry_list().filter(feed__followers__account_id=account_id)
+def entry_followed_list(*, feed_ids: Iterable[int]) -> QuerySet[Entry]:
+    """Relevant entries of these sources (the ones an account follows), newest first."""
+    return entry_list().filter(feed_id__in=feed_ids)
+
+
+def entry_none() -> QuerySet[Entry]:
+    """The empty list of entries (of no source), without a query."""
+    return _with_relations(Entry.objects.none())
 
 
 def tag_get(*, tag_id: int) -> Tag | None:

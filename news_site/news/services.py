@@ -17,6 +17,7 @@ from email.utils import parsedate_to_datetime
 from typing import Protocol
 
 from django.conf import settings
+from django.core.cache import caches
 from django.db import DatabaseError, IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -42,6 +43,7 @@ from news_site.news.summarise import (
     summarise_offline,
 )
 from news_site.news.text import canonical_url, fingerprint, html_meta, html_to_text, sha256
+from shared import cache as shared_cache
 from shared.fetch import FetchError, FetchResult, fetch
 
 logger = logging.getLogger(__name__)
@@ -124,6 +126,16 @@ class FeedRefresh:
     items_skipped: int = 0
 
 
+def content_changed() -> None:
+    """What the public lists show may have changed: no process uses a page rendered before
+    (selectors.content_generation). This process sees it at once, the others within
+    selectors.CONTENT_GENERATION_SECONDS."""
+    shared_cache.generation_changed(selectors.CONTENT_GENERATION_KEY)
+    caches["process"].delete(selectors.CONTENT_GENERATION_KEY)
+    if transaction.get_connection().in_atomic_block:
+        transaction.on_commit(lambda: caches["process"].delete(selectors.CONTENT_GENERATION_KEY))
+
+
 # Sources
 
 
@@ -147,6 +159,8 @@ def feed_add(
             "kind": kind,
         },
     )
+    if created:
+        content_changed()
     return feed, created
 
 
@@ -452,6 +466,8 @@ def _items_store(feed: Feed, items: list[ParsedItem], *, now: datetime) -> tuple
         except (DatabaseError, ValueError, OverflowError) as exc:
             logger.warning("feed %s: item %s not stored: %s", feed.pk, item.link[:200], exc)
             failed.append(f"{item.link[:80]}: {type(exc).__name__}: {str(exc)[:120]}")
+    if keyed:
+        content_changed()
     return created, failed
 
 
@@ -664,6 +680,7 @@ def entry_summarise(*, entry: Entry, model: ChatModel, fetcher: Fetcher = http_f
             entry.image_url = page_image
         entry.save()
         entry.tags.set(tags_named(names=summary.tags))
+    content_changed()
     return True
 
 

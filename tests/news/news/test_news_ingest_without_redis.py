@@ -32,11 +32,12 @@ def test_ingest_without_redis_stores_everything_and_clusters_later(
     make_feed(url=server.url("/feed.xml"), language="sv")
     local_cache = settings.CACHES
     settings.CACHES = {
+        **local_cache,
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": f"redis://127.0.0.1:{free_port()}/0",  # nothing listens there
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
-        }
+        },
     }
 
     line = ingest()
