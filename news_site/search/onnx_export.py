@@ -45,17 +45,21 @@ def model_export(*, directory: Path, target: Path) -> None:
         return_tensors="pt",
     )
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-    torch.onnx.export(
-        LastHiddenState(),
-        tuple(sample[name] for name in names),
-        str(partial),
-        dynamo=False,
-        opset_version=OPSET,
-        input_names=names,
-        output_names=[OUTPUT],
-        dynamic_axes={name: {0: "batch", 1: "sequence"} for name in [*names, OUTPUT]},
-    )
-    partial.replace(target)
+    try:
+        torch.onnx.export(
+            LastHiddenState(),
+            tuple(sample[name] for name in names),
+            str(partial),
+            dynamo=False,
+            opset_version=OPSET,
+            input_names=names,
+            output_names=[OUTPUT],
+            dynamic_axes={name: {0: "batch", 1: "sequence"} for name in [*names, OUTPUT]},
+        )
+        partial.replace(target)
+    finally:
+        # A failed export leaves nothing behind (after a success the file has moved).
+        partial.unlink(missing_ok=True)
 
 
 if __name__ == "__main__":
