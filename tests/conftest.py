@@ -13,17 +13,48 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import pytest
+from django.conf import settings as django_settings
 from django.core.cache import cache
 from django.db.backends.signals import connection_created
+from django.test import override_settings
 
 from tests.localserver import local_server  # noqa: F401 - a fixture for every suite
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # A developer's `.env` (written by `make run`) must not reach the servers the tests start.
 os.environ.setdefault("ENV_FILE", "")
+
+
+def _worker_redis_url(url: str, worker: int) -> str:
+    """`url` with its database number moved up by `worker`."""
+    parts = urlsplit(url)
+    database = int(parts.path.strip("/") or 0) + worker
+    return urlunsplit(parts._replace(path=f"/{database}"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_redis_database() -> Iterator[None]:
+    """Under pytest-xdist each worker gets its own Redis database (the one of the run plus the
+    worker's number): tests flush theirs, which must not wipe another worker's counts. The
+    servers tests start read the same environment."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    if worker == "0":
+        yield
+        return
+    for name in ("REDIS_URL", "TEST_REDIS_URL"):
+        if os.environ.get(name):
+            os.environ[name] = _worker_redis_url(os.environ[name], int(worker))
+    caches = django_settings.CACHES
+    if "LOCATION" in caches["default"] and caches["default"]["LOCATION"].startswith("redis"):
+        location = _worker_redis_url(caches["default"]["LOCATION"], int(worker))
+        with override_settings(CACHES={"default": {**caches["default"], "LOCATION": location}}):
+            yield
+    else:
+        yield
 
 
 @pytest.fixture(autouse=True)
