@@ -4,8 +4,8 @@
 # 2 by default), then the browser tests (and on SQLite the docs' checks) in one process: their
 # quick start or run-prod stack is shared by the tests of a module.
 #
-# The Makefile runs both backends at once, so each has its own databases (PostgreSQL's are named
-# after PG_URL's server plus test_, with each worker's suffix) and its own Redis databases:
+# The Makefile runs both backends at once, so each has its own databases (on PostgreSQL
+# test_$COMPLIANCE_DB and test_$NEWS_DB with each worker's suffix) and its own Redis databases:
 # TEST_REDIS_URL's for the first worker, the next numbers for the others (tests/conftest.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +17,8 @@ WORKERS=${WORKERS:-2}
 export TEST_REDIS_URL
 if [ "$backend" = postgres ]; then
   : "${PG_URL:?the PostgreSQL server}"
-  export COMPLIANCE_DATABASE_URL="$PG_URL/compliance" NEWS_DATABASE_URL="$PG_URL/news"
+  export COMPLIANCE_DATABASE_URL="$PG_URL/${COMPLIANCE_DB:-compliance}"
+  export NEWS_DATABASE_URL="$PG_URL/${NEWS_DB:-news}"
   export REDIS_URL="$TEST_REDIS_URL"
   browser=(tests/browser/test_run_prod_browser.py)
 else
