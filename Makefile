@@ -20,7 +20,11 @@ EXTRAS := dev$(if $(filter 1,$(SEMANTIC)),$(comma)semantic)
 NEWS_PORT ?= 8000
 COMPLIANCE_PORT ?= 8001
 PG_URL ?= postgres://postgres@127.0.0.1:5432
-TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
+REDIS_SERVER ?= redis://127.0.0.1:6379
+# The tests' Redis databases: each backend's first worker uses this number, the others the next
+# ones (tests/conftest.py).
+SQLITE_REDIS_DB ?= 10
+POSTGRES_REDIS_DB ?= 12
 
 .PHONY: run run-prod test lint format bench clean mcp-conformance smoke smoke-installed
 
@@ -61,7 +65,10 @@ format: $(INSTALLED)
 	$(BIN)/ruff format .
 
 # The whole suite: lint, then every project's tests on SQLite, and on PostgreSQL + Redis when
-# they answer (CI makes sure they do; there a missing service fails the run).
+# they answer (CI makes sure they do; there a missing service fails the run). The two backends
+# and the MCP conformance suite run at the same time (scripts/test_backend.sh, each test part on
+# two pytest-xdist workers); each one's output is shown whole once it is done, and any failure
+# fails the target. docs/testing.md says what runs where.
 test: export SECRET_KEY = test-only-secret-key-not-for-production
 test: export SECURE_SSL_REDIRECT = false
 test: lint
@@ -69,27 +76,23 @@ test: lint
 	$(BIN)/python -m compliance_site makemigrations --check --dry-run -v 0 || { echo "missing migrations (compliance)"; exit 1; }; \
 	$(BIN)/python -m news_site makemigrations --check --dry-run -v 0 || { echo "missing migrations (news)"; exit 1; }; \
 	backends="sqlite"; \
-	if $(BIN)/python scripts/services_ready.py "$(PG_URL)/postgres" "$(TEST_REDIS_URL)"; then \
+	if $(BIN)/python scripts/services_ready.py "$(PG_URL)/postgres" "$(REDIS_SERVER)/$(SQLITE_REDIS_DB)"; then \
 	  backends="sqlite postgres"; \
 	elif [ -n "$$CI" ]; then echo "PostgreSQL or Redis is not reachable"; exit 1; \
 	else echo "!! PostgreSQL or Redis not reachable: running on SQLite only"; fi; \
+	logs=$$(mktemp -d); trap 'rm -rf "$$logs"' EXIT; pids=""; \
 	for backend in $$backends; do \
-	  if [ $$backend = postgres ]; then \
-	    export COMPLIANCE_DATABASE_URL="$(PG_URL)/compliance" NEWS_DATABASE_URL="$(PG_URL)/news" REDIS_URL="$(TEST_REDIS_URL)"; \
-	  else unset COMPLIANCE_DATABASE_URL NEWS_DATABASE_URL REDIS_URL; fi; \
-	  export TEST_REDIS_URL="$(TEST_REDIS_URL)"; \
-	  echo "== compliance on $$backend"; \
-	  DJANGO_SETTINGS_MODULE=compliance_site.settings $(BIN)/pytest tests/compliance tests/shared -q; \
-	  echo "== news on $$backend"; \
-	  DJANGO_SETTINGS_MODULE=news_site.settings $(BIN)/pytest tests/news -q; \
-	  echo "== browsers and docs on $$backend"; \
-	  if [ $$backend = postgres ]; then browser=tests/browser/test_run_prod_browser.py; \
-	  else browser="tests/browser/test_quickstart_browser.py tests/docs"; fi; \
-	  DJANGO_SETTINGS_MODULE=news_site.settings $(BIN)/pytest $$browser -q; \
+	  db=$$([ $$backend = postgres ] && echo $(POSTGRES_REDIS_DB) || echo $(SQLITE_REDIS_DB)); \
+	  VENV=$(VENV) PG_URL="$(PG_URL)" TEST_REDIS_URL="$(REDIS_SERVER)/$$db" \
+	    bash scripts/test_backend.sh $$backend >"$$logs/$$backend" 2>&1 & pids="$$pids $$!"; \
 	done; \
-	unset COMPLIANCE_DATABASE_URL NEWS_DATABASE_URL REDIS_URL; \
-	echo "== MCP conformance"; \
-	$(MAKE) --no-print-directory mcp-conformance
+	$(MAKE) --no-print-directory mcp-conformance >"$$logs/mcp" 2>&1 & pids="$$pids $$!"; \
+	failed=""; set -- $$backends mcp; \
+	for pid in $$pids; do \
+	  if wait $$pid; then status=passed; else status=FAILED; failed="$$failed $$1"; fi; \
+	  echo "==== $$1: $$status"; cat "$$logs/$$1"; shift; \
+	done; \
+	[ -z "$$failed" ] || { echo "==== failed:$$failed"; exit 1; }
 
 # CI's check of the newest supported Python (or SMOKE_PYTHON): its own virtualenv, the quick
 # start serving both services, the HTTP API tests on SQLite (scripts/smoke.sh).

@@ -13,12 +13,14 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import pytest
-from django.conf import settings
+from django.conf import settings as django_settings
 from django.core.cache import caches
 from django.db.backends.signals import connection_created
+from django.test import override_settings
 
 from tests.localserver import local_server  # noqa: F401 - a fixture for every suite
 
@@ -27,11 +29,40 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("ENV_FILE", "")
 
 
+def _worker_redis_url(url: str, worker: int) -> str:
+    """`url` with its database number moved up by `worker`."""
+    parts = urlsplit(url)
+    database = int(parts.path.strip("/") or 0) + worker
+    return urlunsplit(parts._replace(path=f"/{database}"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _own_redis_database() -> Iterator[None]:
+    """Under pytest-xdist each worker gets its own Redis database (the one of the run plus the
+    worker's number): tests flush theirs, which must not wipe another worker's counts. The
+    servers tests start read the same environment."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    if worker == "0":
+        yield
+        return
+    for name in ("REDIS_URL", "TEST_REDIS_URL"):
+        if os.environ.get(name):
+            os.environ[name] = _worker_redis_url(os.environ[name], int(worker))
+    configured = django_settings.CACHES
+    default = configured["default"]
+    if "LOCATION" in default and default["LOCATION"].startswith("redis"):
+        location = _worker_redis_url(default["LOCATION"], int(worker))
+        with override_settings(CACHES={**configured, "default": {**default, "LOCATION": location}}):
+            yield
+    else:
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _clean_cache() -> Iterator[None]:
     # Rate-limit counters, cached reports and the process's own copies (tokens, rendered pages)
     # must not leak from one test into the next.
-    for alias in settings.CACHES:
+    for alias in django_settings.CACHES:
         caches[alias].clear()
     yield
 

@@ -4,8 +4,12 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 
-def scrape(base_url: str) -> str:
-    response = httpx.get(f"{base_url}/metrics", timeout=30)
+def scrape(source: str | httpx.Client) -> str:
+    """/metrics of a server (its base URL) or of the application in-process (its client)."""
+    if isinstance(source, httpx.Client):
+        response = source.get("/metrics")
+    else:
+        response = httpx.get(f"{source}/metrics", timeout=30)
     assert response.status_code == 200, response.text
     return response.text
 

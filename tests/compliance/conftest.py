@@ -1,5 +1,8 @@
-"""Fixtures of the compliance suite: data repositories built with GitPython, API keys, and a
-client that speaks to the live server with a key."""
+"""Fixtures of the compliance suite: data repositories built with GitPython, API keys, and
+clients of the application in the test's own process (tests/news/inprocess.py), one with a key.
+
+Tests of the server itself (gunicorn workers, nginx, outages) start their own; see
+docs/testing.md."""
 
 from collections.abc import Iterator
 from typing import Any
@@ -10,6 +13,11 @@ import pytest
 from compliance_site.access.keys import api_key_create
 from compliance_site.records.reindex import ReindexReport, reindex
 from tests.compliance.builders import DataRepo
+from tests.compliance.windows import one_window  # noqa: F401
+from tests.conftest import ServedQueries
+from tests.news.inprocess import BASE_URL, DjangoTransport, http, served_queries  # noqa: F401
+
+API = BASE_URL + "/api/v1/compliance"
 
 
 @pytest.fixture
@@ -28,22 +36,22 @@ def run_reindex(data_repo):
 
 
 @pytest.fixture
-def api_key(transactional_db) -> str:
+def api_key(db) -> str:
     _key, raw = api_key_create(name="integration tests", rate_limit_per_minute=1000)
     return raw
 
 
 @pytest.fixture
-def api(live_server, api_key) -> Iterator[httpx.Client]:
-    """A client on the live server that sends a valid API key."""
+def api(db, served_queries: ServedQueries, api_key: str) -> Iterator[httpx.Client]:  # noqa: F811
+    """A client of the compliance API that sends a valid API key."""
     headers = {"Authorization": f"Bearer {api_key}"}
-    with httpx.Client(
-        base_url=live_server.url + "/api/v1/compliance", headers=headers, timeout=30
-    ) as client:
+    transport = DjangoTransport(served_queries)
+    with httpx.Client(transport=transport, base_url=API, headers=headers, timeout=30) as client:
         yield client
 
 
 @pytest.fixture
-def anonymous(live_server) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=live_server.url + "/api/v1/compliance", timeout=30) as client:
+def anonymous(db, served_queries: ServedQueries) -> Iterator[httpx.Client]:  # noqa: F811
+    transport = DjangoTransport(served_queries)
+    with httpx.Client(transport=transport, base_url=API, timeout=30) as client:
         yield client

@@ -1,4 +1,5 @@
-"""Django admin for API keys, review flags and read-only versions, driven over HTTP."""
+"""Django admin for API keys, review flags and read-only versions, driven over HTTP in-process
+(tests/news/inprocess.py)."""
 
 import re
 
@@ -9,14 +10,16 @@ from django.contrib.auth import get_user_model
 from compliance_site.access.keys import api_key_create
 from compliance_site.access.models import ApiKey
 from compliance_site.monitoring.models import ReviewFlag
+from tests.news.inprocess import BASE_URL, DjangoTransport
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def editor(live_server):
+def editor(db, served_queries):
     get_user_model().objects.create_superuser("editor", "editor@example.org", "correct horse")
-    client = httpx.Client(base_url=live_server.url, timeout=30, follow_redirects=True)
+    transport = DjangoTransport(served_queries)
+    client = httpx.Client(transport=transport, base_url=BASE_URL, timeout=30, follow_redirects=True)
     login = client.get("/admin/login/")
     client.post(
         "/admin/login/?next=/admin/",
@@ -26,7 +29,7 @@ def editor(live_server):
             "csrfmiddlewaretoken": _csrf(login.text),
             "next": "/admin/",
         },
-        headers={"Referer": live_server.url + "/admin/login/"},
+        headers={"Referer": BASE_URL + "/admin/login/"},
     )
     yield client
     client.close()
@@ -45,14 +48,14 @@ def _post_form(client, path, data):
     )
 
 
-def test_admin_needs_a_staff_login(live_server):
-    response = httpx.get(live_server.url + "/admin/", follow_redirects=False)
+def test_admin_needs_a_staff_login(http):
+    response = http.get("/admin/", follow_redirects=False)
 
     assert response.status_code == 302
     assert "/admin/login/" in response.headers["Location"]
 
 
-def test_adding_a_key_shows_the_raw_key_once_and_stores_a_hash(editor, live_server):
+def test_adding_a_key_shows_the_raw_key_once_and_stores_a_hash(editor, anonymous):
     response = _post_form(
         editor,
         "/admin/access/apikey/add/",
@@ -63,15 +66,13 @@ def test_adding_a_key_shows_the_raw_key_once_and_stores_a_hash(editor, live_serv
     key = ApiKey.objects.get(name="Partner")
     assert key.rate_limit_per_minute == 5
     assert raw not in key.key_hash
-    api = httpx.get(
-        live_server.url + "/api/v1/compliance/meta", headers={"Authorization": f"Bearer {raw}"}
-    )
+    api = anonymous.get("/meta", headers={"Authorization": f"Bearer {raw}"})
     assert api.status_code == 200
     assert api.headers["X-RateLimit-Limit"] == "5"
     assert raw not in editor.get(f"/admin/access/apikey/{key.pk}/change/").text
 
 
-def test_an_editor_can_change_a_keys_rate_limit(editor, live_server):
+def test_an_editor_can_change_a_keys_rate_limit(editor, anonymous):
     key, raw = api_key_create(name="Adjustable")
     _post_form(
         editor,
@@ -79,13 +80,11 @@ def test_an_editor_can_change_a_keys_rate_limit(editor, live_server):
         {"name": "Adjustable", "rate_limit_per_minute": "250", "is_active": "on"},
     )
 
-    api = httpx.get(
-        live_server.url + "/api/v1/compliance/meta", headers={"Authorization": f"Bearer {raw}"}
-    )
+    api = anonymous.get("/meta", headers={"Authorization": f"Bearer {raw}"})
     assert api.headers["X-RateLimit-Limit"] == "250"
 
 
-def test_an_editor_flags_and_clears_a_state(editor, live_server, data_repo, run_reindex):
+def test_an_editor_flags_and_clears_a_state(editor, anonymous, data_repo, run_reindex):
     data_repo.seed("TX")
     run_reindex()
     _post_form(
@@ -93,7 +92,7 @@ def test_an_editor_flags_and_clears_a_state(editor, live_server, data_repo, run_
         "/admin/monitoring/reviewflag/add/",
         {"state_abbreviation": "tx", "reason": "Legislature passed HB 1."},
     )
-    report = httpx.get(live_server.url + "/api/v1/compliance/review_flags").json()
+    report = anonymous.get("/review_flags").json()
     assert report["data"]["flagged"][0]["flagged_reason"] == "Legislature passed HB 1."
 
     flag = ReviewFlag.objects.get()
@@ -111,7 +110,7 @@ def test_an_editor_flags_and_clears_a_state(editor, live_server, data_repo, run_
 
     flag.refresh_from_db()
     assert flag.cleared_at is not None
-    report = httpx.get(live_server.url + "/api/v1/compliance/review_flags").json()
+    report = anonymous.get("/review_flags").json()
     assert report["meta"]["count_flagged"] == 0
 
 

@@ -1,19 +1,18 @@
-"""Request ids, request metrics and rate-limit counts of the compliance service, on the live
-server (the Django middleware owns each request there, as under gunicorn's sync workers)."""
+"""Request ids, request metrics and rate-limit counts of the compliance service, in-process (the
+Django middleware owns each request, as under gunicorn's sync workers; the deployed workers are
+in test_compliance_deployed_observability.py)."""
 
 import re
 
-import httpx
 import pytest
 from django.db import OperationalError
 
 from compliance_site.records import selectors
 from compliance_site.records.models import ReindexRun
 from shared.observability import readable_route
-from tests.compliance.windows import fresh_window
 from tests.prometheus import sample, scrape
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 STATE_ROUTE = "/api/v1/compliance/states/<str:abbr>"
 
@@ -38,12 +37,12 @@ def test_a_malformed_request_id_is_replaced(anonymous):
     assert re.fullmatch(r"[0-9a-f]{32}", response.headers["X-Request-ID"])
 
 
-def test_requests_are_counted_by_url_pattern_method_and_status(live_server, api):
-    before = scrape(live_server.url)
+def test_requests_are_counted_by_url_pattern_method_and_status(http, api):
+    before = scrape(http)
     api.get("/states/TX")
     api.get("/states/CA")
     api.get("/states/ZZ")
-    after = scrape(live_server.url)
+    after = scrape(http)
 
     def counted(text: str, status: str) -> float:
         labels = {"method": "GET", "route": STATE_ROUTE, "status": status}
@@ -53,11 +52,11 @@ def test_requests_are_counted_by_url_pattern_method_and_status(live_server, api)
     assert "/states/TX" not in after
 
 
-def test_requests_refused_before_routing_count_under_their_url_pattern(live_server, anonymous):
-    before = scrape(live_server.url)
+def test_requests_refused_before_routing_count_under_their_url_pattern(http, anonymous):
+    before = scrape(http)
     anonymous.get("/states/TX")  # 401 from the access middleware, before URL resolution
     anonymous.get("/no/such/thing")
-    after = scrape(live_server.url)
+    after = scrape(http)
 
     def delta(route: str, status: str) -> float:
         labels = {"method": "GET", "route": route, "status": status}
@@ -68,23 +67,22 @@ def test_requests_refused_before_routing_count_under_their_url_pattern(live_serv
     assert delta("<unmatched>", "404") == 1
 
 
-def test_rate_limit_refusals_are_counted_by_policy(live_server, anonymous, settings):
+def test_rate_limit_refusals_are_counted_by_policy(http, anonymous, settings, one_window):
     settings.COMPLIANCE_ANONYMOUS_RATE_LIMIT = "3/m"
-    fresh_window(anonymous, "/review_flags")
-    before = sample(scrape(live_server.url), "ratelimit_rejections_total", policy="per-ip")
+    before = sample(scrape(http), "ratelimit_rejections_total", policy="per-ip")
 
     statuses = [anonymous.get("/review_flags").status_code for _ in range(6)]
-    after = sample(scrape(live_server.url), "ratelimit_rejections_total", policy="per-ip")
+    after = sample(scrape(http), "ratelimit_rejections_total", policy="per-ip")
 
     assert statuses.count(429) >= 3
     assert after - before == statuses.count(429)
 
 
-def test_metrics_answer_only_the_allowed_addresses(live_server, settings):
+def test_metrics_answer_only_the_allowed_addresses(http, settings):
     settings.METRICS_ALLOWED_IPS = ["10.0.0.0/8"]
-    refused = httpx.get(f"{live_server.url}/metrics")
+    refused = http.get("/metrics")
     settings.METRICS_ALLOWED_IPS = ["127.0.0.0/8"]
-    allowed = httpx.get(f"{live_server.url}/metrics")
+    allowed = http.get("/metrics")
 
     assert refused.status_code == 404
     assert allowed.status_code == 200
@@ -92,24 +90,24 @@ def test_metrics_answer_only_the_allowed_addresses(live_server, settings):
     assert "no-store" in allowed.headers["Cache-Control"]
 
 
-def test_metrics_are_served_whatever_the_host_header(live_server, settings):
+def test_metrics_are_served_whatever_the_host_header(http, settings):
     """Prometheus scrapes each process directly, by address."""
     settings.ALLOWED_HOSTS = ["compliance.example"]
 
-    metrics = httpx.get(f"{live_server.url}/metrics")
-    api = httpx.get(f"{live_server.url}/api/v1/compliance/meta")
+    metrics = http.get("/metrics")
+    api = http.get("/api/v1/compliance/meta")
 
     assert metrics.status_code == 200
     assert api.status_code == 400
 
 
-def test_metrics_report_the_last_reindex_runs(live_server, data_repo, run_reindex):
+def test_metrics_report_the_last_reindex_runs(http, data_repo, run_reindex):
     data_repo.seed("TX", "CA")
     run_reindex()
     data_repo.update("TX", notice={"required": "sometimes"})
     run_reindex()
 
-    text = scrape(live_server.url)
+    text = scrape(http)
 
     last = ReindexRun.objects.order_by("-finished_at").first()
     assert sample(text, "compliance_reindex_last_run_outcome", outcome="invalid_files") == 1
@@ -137,13 +135,13 @@ def test_url_patterns_become_readable_labels(route, label):
     assert readable_route(route) == label
 
 
-def test_while_the_database_is_down_the_scrape_still_reports_the_requests(live_server, monkeypatch):
+def test_while_the_database_is_down_the_scrape_still_reports_the_requests(http, monkeypatch):
     def unreachable():
         raise OperationalError("connection refused")
 
     monkeypatch.setattr(selectors, "reindex_runs_latest", unreachable)
 
-    text = scrape(live_server.url)
+    text = scrape(http)
 
     assert "http_request_duration_seconds_count" in text
     assert "compliance_reindex" not in text

@@ -49,10 +49,15 @@ class DjangoTransport(httpx.BaseTransport):
                 b"".join(response.streaming_content) if response.streaming else response.content
             )
         cookies = [("Set-Cookie", morsel.OutputString()) for morsel in response.cookies.values()]
+        headers = [*response.items(), *cookies]
+        if not response.has_header("Content-Length"):
+            headers.append(("Content-Length", str(len(content))))
+        # A stream rather than `content`: httpx times the exchange while it reads a stream
+        # (`elapsed`, which schemathesis' response checks read).
         return httpx.Response(
             response.status_code,
-            headers=[*response.items(), *cookies],
-            content=content,
+            headers=headers,
+            stream=httpx.ByteStream(content),
             request=request,
         )
 

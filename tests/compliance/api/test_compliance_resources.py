@@ -8,7 +8,7 @@ from django.utils import timezone
 from compliance_site.monitoring.models import SourceSnapshot
 from tests.compliance.builders import ESA, state_payload
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

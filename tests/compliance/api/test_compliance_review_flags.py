@@ -10,7 +10,7 @@ from compliance_site.monitoring.selectors import months_before
 from compliance_site.monitoring.services import flag_raise
 from tests.compliance.builders import state_payload
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture

@@ -1,3 +1,4 @@
-"""Fixtures of these tests."""
+"""Fixtures of these tests: the application in-process (tests/news/inprocess.py)."""
 
 from tests.news.accounts.news_accounts_fixtures import make_account  # noqa: F401
+from tests.news.inprocess import http, served_queries  # noqa: F401

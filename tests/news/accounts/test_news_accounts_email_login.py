@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from news_site.accounts.models import ApiToken, LoginCode
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)

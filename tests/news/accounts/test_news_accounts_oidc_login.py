@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from news_site.accounts.models import Account, Identity
 from news_site.accounts.oidc import JWKS_CLIENTS
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 ISSUERS = {"apple": "https://appleid.apple.com", "google": "https://accounts.google.com"}
 AUDIENCES = {"apple": "se.example.news", "google": "123.apps.googleusercontent.com"}

@@ -7,7 +7,7 @@ from django.core.management import call_command
 
 from news_site.accounts.models import Account, ApiToken, Follow, Identity
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def test_a_token_in_the_query_string_is_refused_with_400(http, make_account):

@@ -3,7 +3,7 @@
 import pytest
 from django.core import mail
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,7 @@ from shared.limits.models import Counter
 from tests.conftest import free_port
 from tests.private_services import cache_on_stopped_redis
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture(autouse=True)

@@ -3,13 +3,18 @@ memory (news_site/mcp/answers.py): no database read, the same answer, fresh agai
 time is up. Errors are never kept."""
 
 import time
+from types import SimpleNamespace
 
+from news_site.mcp import answers
 from news_site.news.models import Entry, ProductGuide
 
 
 def test_a_repeated_call_is_answered_without_reading_the_database(
-    mcp_server, settings, make_feed, make_entry, served_queries
+    mcp_server, settings, make_feed, make_entry, served_queries, monkeypatch
 ):
+    # The cache's clock moves only when the test says, so a slow call cannot outlive the answer.
+    clock = SimpleNamespace(now=time.monotonic())
+    monkeypatch.setattr(answers, "time", SimpleNamespace(monotonic=lambda: clock.now))
     settings.NEWS_RESPONSE_CACHE_SECONDS = 1
     entry = make_entry(make_feed(title="MacRumors"), title="iPhone 18 får ny kamera")
     with served_queries.at_most(2):
@@ -24,7 +29,7 @@ def test_a_repeated_call_is_answered_without_reading_the_database(
     other_arguments = mcp_server.call("latest_news", {"limit": 4})
     assert other_arguments.structured_content["entries"][0]["title"] == "Rubriken ändrades"
 
-    time.sleep(1.1)
+    clock.now += 1.1
     fresh = mcp_server.call("latest_news", {"limit": 5})
     assert fresh.structured_content["entries"][0]["title"] == "Rubriken ändrades"
 
