@@ -14,7 +14,7 @@ DEPLOY = REPO_ROOT / "deploy"
 # A setting read through shared.env (env_str("NAME", ...)), os.environ.get("NAME", ...), or the
 # database URL a project names to shared.settings_base (db_env="NAME").
 _READ = re.compile(
-    r"""(?:env_(?:str|int|bool|list|float)\(|environ\.get\(|db_env=)\s*["']([A-Z][A-Z0-9_]*)["']"""
+    r"""(?:env_(?:str|int|bool|list|float|rate)\(|environ\.get\(|db_env=)\s*["']([A-Z][A-Z0-9_]*)["']"""
 )
 _LISTED = re.compile(r"^#? ?([A-Z][A-Z0-9_]*)=", re.MULTILINE)
 
