@@ -13,8 +13,10 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import urlsplit, urlunsplit
 
+import django_ratelimit.core
 import httpx
 import pytest
 from django.conf import settings as django_settings
@@ -22,6 +24,7 @@ from django.core.cache import caches
 from django.db.backends.signals import connection_created
 from django.test import override_settings
 
+import shared.ratelimit
 from tests.localserver import local_server  # noqa: F401 - a fixture for every suite
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -211,3 +214,15 @@ def news_served(settings: dict[str, str], *, ready: str = "/healthz") -> Iterato
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def one_window(monkeypatch) -> None:
+    """The clock of django-ratelimit (which picks the window) and of our headers stands still
+    at the moment the test starts: rate limits count in fixed windows, each bucket with its own
+    offset, and a test that counts up to a limit must not straddle the end of its window. Only
+    this process's clock: servers in other processes keep the real one."""
+    now = time.time()
+    clock = SimpleNamespace(time=lambda: now)
+    monkeypatch.setattr(django_ratelimit.core, "time", clock)
+    monkeypatch.setattr(shared.ratelimit, "time", clock)

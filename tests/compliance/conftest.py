@@ -13,7 +13,6 @@ import pytest
 from compliance_site.access.keys import api_key_create
 from compliance_site.records.reindex import ReindexReport, reindex
 from tests.compliance.builders import DataRepo
-from tests.compliance.windows import one_window  # noqa: F401
 from tests.conftest import ServedQueries
 from tests.news.inprocess import BASE_URL, DjangoTransport, http, served_queries  # noqa: F401
 

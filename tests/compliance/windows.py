@@ -2,31 +2,16 @@
 counts requests up to a limit must not straddle the end of its bucket's window, or the count
 restarts halfway.
 
-In the test's own process the limiter's clock is held still (`one_window`), so every request of
-the test falls into one window. Servers in other processes keep the real clock:
-`fresh_shared_window` waits out a window that ends soon."""
+In the test's own process the limiter's clock is held still (`one_window`, tests/conftest.py),
+so every request of the test falls into one window. Servers in other processes keep the real
+clock: `fresh_shared_window` waits out a window that ends soon."""
 
 import time
-from types import SimpleNamespace
 
-import django_ratelimit.core
 import httpx
-import pytest
 import redis as redis_client
 
-import shared.ratelimit
-
 _MARGIN_SECONDS = 20
-
-
-@pytest.fixture
-def one_window(monkeypatch) -> None:
-    """The clock of django-ratelimit (which picks the window) and of our headers stands still
-    at the moment the test starts."""
-    now = time.time()
-    clock = SimpleNamespace(time=lambda: now)
-    monkeypatch.setattr(django_ratelimit.core, "time", clock)
-    monkeypatch.setattr(shared.ratelimit, "time", clock)
 
 
 def fresh_shared_window(url: str, headers: dict[str, str], redis_url: str) -> None:

@@ -91,7 +91,9 @@ class AdminLoginChecks:
         assert response.status_code == 403
         assert browser.client.get("/admin/").status_code == 302
 
-    def test_login_attempts_are_limited_per_client_address(self, browser, users, settings):
+    def test_login_attempts_are_limited_per_client_address(
+        self, browser, users, settings, one_window
+    ):
         settings.ADMIN_LOGIN_IP_RATE_LIMIT = "3/15m"
         for n in range(3):
             assert browser.login(f"guess{n}", "wrong password").status_code == 200
@@ -106,7 +108,7 @@ class AdminLoginChecks:
         assert browser.client.get("/admin/login/").status_code == 200
 
     def test_spellings_of_a_username_share_one_count_per_address(
-        self, live_server, users, settings
+        self, live_server, users, settings, one_window
     ):
         settings.ADMIN_LOGIN_RATE_LIMIT = "3/15m"
         settings.TRUSTED_PROXIES = ["127.0.0.1"]
@@ -118,7 +120,7 @@ class AdminLoginChecks:
         assert answers == [200, 200, 200]
         assert attempt(live_server, "203.0.113.1", "EDITOR", PASSWORD) == 429
 
-    def test_a_stranger_cannot_lock_an_editor_out(self, live_server, users, settings):
+    def test_a_stranger_cannot_lock_an_editor_out(self, live_server, users, settings, one_window):
         settings.ADMIN_LOGIN_RATE_LIMIT = "3/15m"
         settings.TRUSTED_PROXIES = ["127.0.0.1"]
         stranger = [attempt(live_server, "203.0.113.7", "editor", "wrong") for _ in range(4)]
@@ -128,7 +130,7 @@ class AdminLoginChecks:
         assert attempt(live_server, "198.51.100.8", "editor", PASSWORD) == 302
 
     def test_with_redis_down_attempts_are_counted_in_the_database(
-        self, browser, users, settings, redis_down
+        self, browser, users, settings, redis_down, one_window
     ):
         settings.ADMIN_LOGIN_RATE_LIMIT = "3/15m"
         assert [browser.login("editor", "wrong").status_code for _ in range(3)] == [200] * 3
