@@ -3,6 +3,7 @@ existing file (and heading, for `#anchors`), and every repository path named in 
 exists. Pages other work adds later (named in PLANNED) may be linked before they land."""
 
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -96,8 +97,12 @@ def test_nothing_outside_the_repository_is_referenced() -> None:
     for page in PAGES:
         text = page.read_text(encoding="utf-8")
         assert "../shared" not in text, page.name
-        # No absolute path of the machine the docs were written on.
-        assert str(REPO_ROOT.parent) not in text, page.name
+        # No absolute path of the machine the docs were written on: the checkout's folder, or
+        # the one it sits in unless that is the temporary folder, whose fixed names (the
+        # benchmarks' scratch instances) the docs may give.
+        assert str(REPO_ROOT) not in text, page.name
+        if REPO_ROOT.parent != Path(tempfile.gettempdir()):
+            assert str(REPO_ROOT.parent) not in text, page.name
 
 
 def test_the_checker_sees_a_missing_file(tmp_path: Path) -> None:
