@@ -17,6 +17,9 @@ what "not cached" means:
                                  unreachable (so: trust no copy made under any generation)
     generation_bump(key)      -> a new value for it; False when unreachable
     generation_changed(key)   -> generation_bump now and again when the transaction commits
+    get_or_make(key, make, seconds)
+                              -> the value, or make()'s, then kept; while one thread of the
+                                 process makes a missing value, the others wait for it
 
 `alias` picks another entry of the CACHES setting. Rate limits count through django-ratelimit
 and fail open in shared/ratelimit.py.
@@ -27,6 +30,7 @@ and fail open in shared/ratelimit.py.
 import logging
 import secrets
 import threading
+from collections.abc import Callable
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -129,6 +133,29 @@ def incr(
     except UNREACHABLE as exc:
         _warn("incr", key, exc)
         return None
+
+
+# A fixed set of locks, so that what they hold is bounded whatever the keys: a key picks one
+# (two keys sharing a lock only wait for each other's make).
+_MAKE_LOCKS = tuple(threading.Lock() for _ in range(64))
+
+
+def get_or_make(
+    key: str, make: Callable[[], Any], seconds: int | None, *, alias: str = "default"
+) -> Any:
+    """Django's get_or_set, except that only one thread of this process makes a missing value
+    and the others wait for it and read it: a value that expires under load is made once, not
+    by every request arriving while it is being made (their queries and CPU make the tail of
+    the latency). `make` returns a value that is not None; its errors reach the caller."""
+    value = get(key, alias=alias)
+    if value is not None:
+        return value
+    with _MAKE_LOCKS[hash(key) % len(_MAKE_LOCKS)]:
+        value = get(key, alias=alias)
+        if value is None:
+            value = make()
+            set(key, value, seconds, alias=alias)
+    return value
 
 
 # Generations: a counter per kind of data that every writer of that data bumps and every

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import caches
 from django.db.models import QuerySet
 from django.http import HttpResponse, QueryDict
 from django.utils.cache import patch_cache_control, patch_vary_headers
@@ -32,6 +31,7 @@ from news_site.news.selectors import entry_get, entry_list, entry_popular
 from news_site.podcasts import selectors as podcast_selectors
 from news_site.search.selectors import entries_search
 from news_site.stories import selectors as story_selectors
+from shared import cache as shared_cache
 from shared.env import Rate
 from shared.http import client_ip
 from shared.ratelimit import Usage, apply_headers, usage_check, usage_count
@@ -155,32 +155,52 @@ class ApiView(APIView):
         holds everything its content depends on besides the parameters), the page is kept and
         served to every caller asking for it (see _page_key): rendered, or with `personal`
         (what each item shows the caller alone), as items `personal` completes per caller."""
+        render = functools.partial(
+            self._page, request, items, serializer, params, rendered=personal is None, **context
+        )
         key = _page_key(request, shared_as, params) if shared_as is not None else None
-        kept = caches["pages"].get(key) if key is not None else None
-        if kept is not None and personal is None:
-            return _rendered(request, kept)
-        lang = params.get("lang")
-        paginator = PageNumberEnvelope(page=params["page"], per_page=params["per_page"], lang=lang)
-        if kept is not None:
-            data, paginator.has_more = kept
-        else:
-            rows = paginator.paginate_queryset(items(), request, self)
-            context = {"request": request, "lang": lang, **context}
-            data = serializer(rows, many=True, context=context).data
-        if personal is not None:
-            if key is not None and kept is None:
-                caches["pages"].set(
-                    key, (data, paginator.has_more), settings.NEWS_RESPONSE_CACHE_SECONDS
-                )
-            return paginator.get_paginated_response([personal(item) for item in data])
+        page = (
+            render()
+            if key is None
+            # One thread of the process renders a page that is missing; the others wait for it.
+            else shared_cache.get_or_make(
+                key, render, settings.NEWS_RESPONSE_CACHE_SECONDS, alias="pages"
+            )
+        )
+        if personal is None:
+            return _rendered(request, page)
+        data, has_more = page
+        paginator = self._paginator(params)
+        paginator.has_more = has_more
+        return paginator.get_paginated_response([personal(item) for item in data])
+
+    def _page(
+        self,
+        request: Request,
+        items: Callable[[], QuerySet],
+        serializer: type[serializers.Serializer],
+        params: dict[str, Any],
+        *,
+        rendered: bool,
+        **context: Any,
+    ) -> bytes | tuple[list[dict[str, Any]], bool]:
+        """The page's bytes, or (`rendered=False`) its items and whether a next page exists."""
+        paginator = self._paginator(params)
+        rows = paginator.paginate_queryset(items(), request, self)
+        context = {"request": request, "lang": params.get("lang"), **context}
+        data = serializer(rows, many=True, context=context).data
+        if not rendered:
+            return data, paginator.has_more
         response = paginator.get_paginated_response(data)
-        if key is None:
-            return response
-        body = request.accepted_renderer.render(
+        return request.accepted_renderer.render(
             response.data, request.accepted_media_type, self.get_renderer_context()
         )
-        caches["pages"].set(key, body, settings.NEWS_RESPONSE_CACHE_SECONDS)
-        return _rendered(request, body)
+
+    @staticmethod
+    def _paginator(params: dict[str, Any]) -> PageNumberEnvelope:
+        return PageNumberEnvelope(
+            page=params["page"], per_page=params["per_page"], lang=params.get("lang")
+        )
 
 
 class AccountView(ApiView):

@@ -245,6 +245,10 @@ class Entry(models.Model):
                 condition=Q(platform_relevant=True),
                 name="entry_relevant_popular",
             ),
+            # Counting a source's relevant entries reads this index alone (no table rows).
+            models.Index(
+                fields=["feed"], condition=Q(platform_relevant=True), name="entry_relevant_feed"
+            ),
             models.Index(fields=["feed", "-listed_at"], name="entry_feed_latest"),
             models.Index(fields=["-listed_at", "-id"], name="entry_latest"),
         ]

@@ -1,0 +1,76 @@
+"""shared.cache.get_or_make: a missing value is made once per process however many threads ask
+for it at once, and a make that fails leaves nothing kept."""
+
+import threading
+import time
+
+import pytest
+from django.core.cache import caches
+
+from shared import cache as shared_cache
+
+THREADS = 8
+
+
+@pytest.fixture(autouse=True)
+def _empty_pages_cache():
+    caches["pages"].clear()
+    yield
+    caches["pages"].clear()
+
+
+def _ask_at_once(key: str, make) -> list:
+    """`THREADS` threads asking for `key` at the same moment; what each one got."""
+    start = threading.Barrier(THREADS)
+    answers: list = [None] * THREADS
+
+    def ask(index: int) -> None:
+        start.wait()
+        answers[index] = shared_cache.get_or_make(key, make, 60, alias="pages")
+
+    threads = [threading.Thread(target=ask, args=(index,)) for index in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+    return answers
+
+
+def test_threads_asking_for_a_missing_value_at_once_make_it_once():
+    calls = []
+
+    def make() -> bytes:
+        calls.append(threading.get_ident())
+        time.sleep(0.05)  # long enough for every other thread to arrive while it is made
+        return b"page"
+
+    answers = _ask_at_once("page:1", make)
+
+    assert answers == [b"page"] * THREADS
+    assert len(calls) == 1
+    assert caches["pages"].get("page:1") == b"page"
+
+
+def test_a_kept_value_is_not_made_again():
+    caches["pages"].set("page:kept", b"kept", 60)
+
+    def make() -> bytes:
+        raise AssertionError("a kept value was made again")
+
+    assert _ask_at_once("page:kept", make) == [b"kept"] * THREADS
+
+
+def test_a_make_that_fails_reaches_its_caller_and_keeps_nothing():
+    def broken() -> bytes:
+        raise RuntimeError("the database went away")
+
+    with pytest.raises(RuntimeError, match="went away"):
+        shared_cache.get_or_make("page:2", broken, 60, alias="pages")
+    assert caches["pages"].get("page:2") is None
+    # The lock was released: the next caller makes the value.
+    assert shared_cache.get_or_make("page:2", lambda: b"made", 60, alias="pages") == b"made"
+
+
+def test_different_keys_are_each_made():
+    made = [shared_cache.get_or_make(f"page:{n}", lambda n=n: n, 60, alias="pages") for n in (1, 2)]
+    assert made == [1, 2]
