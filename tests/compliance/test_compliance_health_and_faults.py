@@ -11,6 +11,8 @@ from tests.conftest import Gunicorn, database_url_for_subprocess, free_port
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+# Readiness asks the database with raw SQL.
+@pytest.mark.every_backend
 def test_liveness_and_readiness(http):
     live = http.get("/healthz")
     ready = http.get("/readyz")

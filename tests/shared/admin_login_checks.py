@@ -129,6 +129,9 @@ class AdminLoginChecks:
         # The editor, from their own address, is not held back.
         assert attempt(live_server, "198.51.100.8", "editor", PASSWORD) == 302
 
+    # While Redis is down attempts are counted in the database, under a row lock (PostgreSQL)
+    # or a write transaction (SQLite).
+    @pytest.mark.every_backend
     def test_with_redis_down_attempts_are_counted_in_the_database(
         self, browser, users, settings, redis_down, one_window
     ):
@@ -141,6 +144,7 @@ class AdminLoginChecks:
         assert Counter.objects.exists()
         assert "editor" not in str(list(Counter.objects.values()))
 
+    @pytest.mark.every_backend
     def test_with_redis_down_an_editor_still_logs_in(self, browser, users, redis_down):
         response = browser.login("\uff45ditor", PASSWORD)
 
