@@ -36,7 +36,7 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
         yield running
 
 
-def test_run_prod_serves_both_services_through_nginx_and_stops_cleanly(stack: Stack):
+def _serves_both_services_through_nginx_and_stops_cleanly(stack: Stack) -> None:
     certificate = stack.run_dir / "localhost.pem"
     # Requests come from 127.0.0.2, so the address the applications log can only be the one
     # nginx forwarded, not the peer they see (nginx, on 127.0.0.1).
@@ -170,7 +170,7 @@ def _admin_login(client: httpx.Client, origin: str) -> httpx.Response:
     )
 
 
-def test_links_and_admin_login_carry_the_port_the_client_asked_on(stack: Stack):
+def _links_and_admin_login_carry_the_port_the_client_asked_on(stack: Stack) -> None:
     with httpx.Client(transport=httpx.HTTPTransport(verify=False), timeout=10) as boot:
         wait_ready(stack, boot)
     _create_superuser(stack, "news_site", "NEWS_DATABASE_URL", stack.databases[0])
@@ -202,3 +202,10 @@ def test_links_and_admin_login_carry_the_port_the_client_asked_on(stack: Stack):
             index = client.get(f"{origin}/admin/")
             assert index.status_code == 200
             assert "editor" in index.text
+
+
+def test_run_prod_serves_both_services_carries_the_clients_port_and_stops_cleanly(stack: Stack):
+    # One stack for both checks: its start migrates and loads the demo data of both services.
+    # Stopping it comes last.
+    _links_and_admin_login_carry_the_port_the_client_asked_on(stack)
+    _serves_both_services_through_nginx_and_stops_cleanly(stack)
