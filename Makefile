@@ -64,8 +64,9 @@ format: $(INSTALLED)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# The whole suite: lint, then every project's tests on SQLite, and on PostgreSQL + Redis when
-# they answer (CI makes sure they do; there a missing service fails the run). The two backends
+# The whole suite: lint, then every project's tests on PostgreSQL + Redis, and on SQLite those
+# marked every_backend or embedded_only (docs/testing.md); when PostgreSQL or Redis do not answer
+# (outside CI, where a missing service fails the run) everything runs on SQLite. The two backends
 # and the MCP conformance suite run at the same time (scripts/test_backend.sh, each test part on
 # two pytest-xdist workers); each one's output is shown whole once it is done, and any failure
 # fails the target. docs/testing.md says what runs where.
@@ -75,15 +76,15 @@ test: lint
 	@set -e; \
 	$(BIN)/python -m compliance_site makemigrations --check --dry-run -v 0 || { echo "missing migrations (compliance)"; exit 1; }; \
 	$(BIN)/python -m news_site makemigrations --check --dry-run -v 0 || { echo "missing migrations (news)"; exit 1; }; \
-	backends="sqlite"; \
+	backends="sqlite"; only=1; \
 	if $(BIN)/python scripts/services_ready.py "$(PG_URL)/postgres" "$(REDIS_SERVER)/$(SQLITE_REDIS_DB)"; then \
-	  backends="sqlite postgres"; \
+	  backends="sqlite postgres"; only=0; \
 	elif [ -n "$$CI" ]; then echo "PostgreSQL or Redis is not reachable"; exit 1; \
 	else echo "!! PostgreSQL or Redis not reachable: running on SQLite only"; fi; \
 	logs=$$(mktemp -d); trap 'rm -rf "$$logs"' EXIT; pids=""; \
 	for backend in $$backends; do \
 	  db=$$([ $$backend = postgres ] && echo $(POSTGRES_REDIS_DB) || echo $(SQLITE_REDIS_DB)); \
-	  VENV=$(VENV) PG_URL="$(PG_URL)" TEST_REDIS_URL="$(REDIS_SERVER)/$$db" \
+	  VENV=$(VENV) PG_URL="$(PG_URL)" TEST_REDIS_URL="$(REDIS_SERVER)/$$db" ONLY_BACKEND=$$only \
 	    bash scripts/test_backend.sh $$backend >"$$logs/$$backend" 2>&1 & pids="$$pids $$!"; \
 	done; \
 	$(MAKE) --no-print-directory mcp-conformance >"$$logs/mcp" 2>&1 & pids="$$pids $$!"; \

@@ -4,6 +4,11 @@
 # 2 by default), then the browser tests (and on SQLite the docs' checks) in one process: their
 # quick start or run-prod stack is shared by the tests of a module.
 #
+# Each test runs where it can find something (docs/testing.md): PostgreSQL + Redis, what
+# production runs, takes every test but those marked `embedded_only`; SQLite takes those marked
+# `every_backend` or `embedded_only`. ONLY_BACKEND=1 says SQLite is the only backend of the run
+# (PostgreSQL or Redis not reachable on a developer's machine): then it takes every test.
+#
 # The Makefile runs both backends at once, so each has its own databases (on PostgreSQL
 # test_$COMPLIANCE_DB and test_$NEWS_DB with each worker's suffix) and its own Redis databases:
 # TEST_REDIS_URL's for the first worker, the next numbers for the others (tests/conftest.py).
@@ -21,14 +26,16 @@ if [ "$backend" = postgres ]; then
   export NEWS_DATABASE_URL="$PG_URL/${NEWS_DB:-news}"
   export REDIS_URL="$TEST_REDIS_URL"
   browser=(tests/browser/test_run_prod_browser.py)
+  select=(-m "not embedded_only")
 else
   unset COMPLIANCE_DATABASE_URL NEWS_DATABASE_URL REDIS_URL
   browser=(tests/browser/test_quickstart_browser.py tests/docs)
+  if [ "${ONLY_BACKEND:-0}" = 1 ]; then select=(); else select=(-m "every_backend or embedded_only"); fi
 fi
 
 echo "== compliance on $backend"
-DJANGO_SETTINGS_MODULE=compliance_site.settings "$BIN/pytest" -q -n "$WORKERS" tests/compliance tests/shared
+DJANGO_SETTINGS_MODULE=compliance_site.settings "$BIN/pytest" -q -n "$WORKERS" "${select[@]}" tests/compliance tests/shared
 echo "== news on $backend"
-DJANGO_SETTINGS_MODULE=news_site.settings "$BIN/pytest" -q -n "$WORKERS" tests/news
+DJANGO_SETTINGS_MODULE=news_site.settings "$BIN/pytest" -q -n "$WORKERS" "${select[@]}" tests/news
 echo "== browsers and docs on $backend"
-DJANGO_SETTINGS_MODULE=news_site.settings "$BIN/pytest" -q "${browser[@]}"
+DJANGO_SETTINGS_MODULE=news_site.settings "$BIN/pytest" -q "${select[@]}" "${browser[@]}"

@@ -20,6 +20,7 @@ import django_ratelimit.core
 import httpx
 import pytest
 from django.conf import settings as django_settings
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.core.cache import caches
 from django.db.backends.signals import connection_created
 from django.test import override_settings
@@ -58,6 +59,21 @@ def _own_redis_database() -> Iterator[None]:
         with override_settings(CACHES={**configured, "default": {**default, "LOCATION": location}}):
             yield
     else:
+        yield
+
+
+class QuickPasswordHasher(PBKDF2PasswordHasher):
+    """Production's PBKDF2 with few rounds. The tests hash hundreds of passwords (a login hashes
+    one even for an unknown user), each a quarter of a CPU-second at production's million
+    rounds. The rounds are part of the hash, so servers started with production's hashers
+    check these passwords too."""
+
+    iterations = 1_000
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _quick_password_hashing() -> Iterator[None]:
+    with override_settings(PASSWORD_HASHERS=["tests.conftest.QuickPasswordHasher"]):
         yield
 
 

@@ -6,9 +6,13 @@ import re
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.browser.conftest import QuickStart
 from tests.browser.editor_flow import admin_login, assert_admin_has_css, editor_session
+
+# The quick start is the embedded default (SQLite, in-process caches) by definition.
+pytestmark = pytest.mark.embedded_only
 
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 

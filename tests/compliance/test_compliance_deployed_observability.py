@@ -13,15 +13,19 @@ from tests.conftest import database_url_for_subprocess
 from tests.deployed import DeployedGunicorn
 from tests.prometheus import sample, scrape
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# The server in another process writes nothing the test reads and reads nothing the test
+# writes: the test database without a flush afterwards.
+pytestmark = pytest.mark.django_db
 
 # What nginx sends with every request it passes on.
 PROXIED = {"Host": "compliance.example", "X-Forwarded-Proto": "https"}
 META_ROUTE = "/api/v1/compliance/meta"
 
 
-@pytest.fixture
-def deployed(tmp_path):
+# One server for the module's tests (django_db_setup: the test database exists before it
+# starts); each test reads only the log lines and counts its own requests add.
+@pytest.fixture(scope="module")
+def deployed(django_db_setup, tmp_path_factory):
     env = {
         "COMPLIANCE_DATABASE_URL": database_url_for_subprocess(
             django_settings.DATABASES["default"]
@@ -31,7 +35,7 @@ def deployed(tmp_path):
         "ALLOWED_HOSTS": "compliance.example",
         "COMPLIANCE_ANONYMOUS_RATE_LIMIT": "100000/m",
     }
-    server = DeployedGunicorn("compliance", env, tmp_path, workers=2)
+    server = DeployedGunicorn("compliance", env, tmp_path_factory.mktemp("deployed"), workers=2)
     try:
         server.wait_ready("/metrics")
         server.wait_for_workers(2)
@@ -64,6 +68,9 @@ def test_every_line_is_json_and_a_requests_lines_carry_its_id(deployed):
 
 def test_a_scrape_of_either_worker_counts_the_requests_of_both(deployed):
     requests = 40
+    labels = {"method": "GET", "route": META_ROUTE, "status": "401"}
+    counted_before = sample(scrape(deployed.url), "http_request_duration_seconds_count", **labels)
+    lines_before = len(deployed.log_entries())
     with ThreadPoolExecutor(max_workers=8) as pool:
         statuses = list(
             pool.map(
@@ -72,19 +79,18 @@ def test_a_scrape_of_either_worker_counts_the_requests_of_both(deployed):
             )
         )
 
-    labels = {"method": "GET", "route": META_ROUTE, "status": "401"}
     counts = [
         sample(scrape(deployed.url), "http_request_duration_seconds_count", **labels)
         for _ in range(6)
     ]
     served_by = Counter(
         entry["pid"]
-        for entry in deployed.log_entries()
+        for entry in deployed.log_entries()[lines_before:]
         if entry["logger"] == "access" and entry["route"] == META_ROUTE
     )
     assert statuses == [401] * requests
     assert len(served_by) == 2, served_by
-    assert counts == [requests] * 6
+    assert counts == [counted_before + requests] * 6
 
 
 def test_metrics_answer_plain_http_by_address_while_everything_else_needs_the_proxy(deployed):

@@ -8,9 +8,11 @@ from compliance_site.access.keys import api_key_create
 from tests.compliance.builders import state_payload
 from tests.conftest import Gunicorn, database_url_for_subprocess, free_port
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
+# Readiness asks the database with raw SQL.
+@pytest.mark.every_backend
 def test_liveness_and_readiness(http):
     live = http.get("/healthz")
     ready = http.get("/readyz")
@@ -44,6 +46,8 @@ def without_redis(data_repo, run_reindex):
         server.stop()
 
 
+# gunicorn, in another process, reads what the test wrote: committed rows, not a transaction.
+@pytest.mark.django_db(transaction=True)
 def test_with_redis_down_reads_are_served_unlimited_and_readiness_says_so(without_redis):
     _key, raw = api_key_create(name="outage", rate_limit_per_minute=1)
     headers = {"Authorization": f"Bearer {raw}"}

@@ -23,7 +23,7 @@ from compliance_site.monitoring.services import flag_raise
 from compliance_site.records.models import ReindexProblem, ResourceVersion
 from tests.compliance.builders import DataRepo, state_payload
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 EPOCH = 1_767_600_000  # 2026-01-05T08:00:00Z, after the builders' verification dates
 

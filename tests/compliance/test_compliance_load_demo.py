@@ -8,7 +8,7 @@ from django.core.management import call_command
 from compliance_site.monitoring.models import MonitoredSource, SourceSnapshot
 from compliance_site.records.documents import JURISDICTIONS
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_backend]
 
 
 def test_load_demo_publishes_every_state_with_recent_snapshots(tmp_path, settings, client):

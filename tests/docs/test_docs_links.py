@@ -10,6 +10,9 @@ import pytest
 
 from tests.conftest import REPO_ROOT
 
+# What the docs promise does not depend on a database: checked once, in the embedded run.
+pytestmark = pytest.mark.embedded_only
+
 PAGES = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
 # Linked from the index, written alongside this work; a link to them is allowed to dangle until
 # they are merged, and must resolve once they exist.

@@ -1,5 +1,7 @@
 """The admin login checks both services share: a browser-like client of Django admin's login
-form, and the tests, which each service's test module runs by subclassing AdminLoginChecks."""
+form, and the tests, which each service's test module runs by subclassing AdminLoginChecks.
+The client talks to the application in the test's own process (tests/news/inprocess.py): the
+requests run through the whole middleware stack, CSRF checks on, inside the test's transaction."""
 
 import re
 from collections.abc import Iterator
@@ -9,6 +11,8 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from shared.limits.models import Counter
+from tests.conftest import ServedQueries
+from tests.news.inprocess import BASE_URL, DjangoTransport
 from tests.private_services import cache_on_stopped_redis
 
 PASSWORD = "correct horse battery staple"
@@ -18,9 +22,13 @@ class AdminBrowser:
     """Keeps cookies like a browser, reads the CSRF token from the form and sends it back with
     the Referer a browser sends (Django checks it on HTTPS)."""
 
-    def __init__(self, base_url: str, headers: dict[str, str] | None = None) -> None:
-        self.base_url = base_url
-        self.client = httpx.Client(base_url=base_url, timeout=30, headers=headers or {})
+    def __init__(self, headers: dict[str, str] | None = None) -> None:
+        self.client = httpx.Client(
+            transport=DjangoTransport(ServedQueries()),
+            base_url=BASE_URL,
+            timeout=30,
+            headers=headers or {},
+        )
 
     def close(self) -> None:
         self.client.close()
@@ -34,7 +42,7 @@ class AdminBrowser:
         return self.client.post(
             "/admin/login/?next=/admin/",
             data=data,
-            headers={"Referer": f"{self.base_url}/admin/login/"},
+            headers={"Referer": f"{BASE_URL}/admin/login/"},
         )
 
 
@@ -42,7 +50,7 @@ def csrf_token(html: str) -> str:
     return re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)[1]
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db
 class AdminLoginChecks:
     """Staff only, CSRF on the login form, and login attempts limited per client address and
     username and per client address, also while Redis is down. A subclass names a page of its
@@ -51,8 +59,8 @@ class AdminLoginChecks:
     admin_page: str
 
     @pytest.fixture
-    def browser(self, live_server) -> Iterator["AdminBrowser"]:
-        browser = AdminBrowser(live_server.url)
+    def browser(self) -> Iterator["AdminBrowser"]:
+        browser = AdminBrowser()
         yield browser
         browser.close()
 
@@ -107,28 +115,29 @@ class AdminLoginChecks:
         # The form itself is still shown; only attempts count.
         assert browser.client.get("/admin/login/").status_code == 200
 
-    def test_spellings_of_a_username_share_one_count_per_address(
-        self, live_server, users, settings, one_window
-    ):
+    def test_spellings_of_a_username_share_one_count_per_address(self, users, settings, one_window):
         settings.ADMIN_LOGIN_RATE_LIMIT = "3/15m"
         settings.TRUSTED_PROXIES = ["127.0.0.1"]
         # Django's login form reads fullwidth letters as ASCII (NFKC): these are all "editor".
         spellings = ["editor", "Editor", "\uff45\uff44\uff49\uff54\uff4f\uff52"]
 
-        answers = [attempt(live_server, "203.0.113.1", name, "wrong") for name in spellings]
+        answers = [attempt("203.0.113.1", name, "wrong") for name in spellings]
 
         assert answers == [200, 200, 200]
-        assert attempt(live_server, "203.0.113.1", "EDITOR", PASSWORD) == 429
+        assert attempt("203.0.113.1", "EDITOR", PASSWORD) == 429
 
-    def test_a_stranger_cannot_lock_an_editor_out(self, live_server, users, settings, one_window):
+    def test_a_stranger_cannot_lock_an_editor_out(self, users, settings, one_window):
         settings.ADMIN_LOGIN_RATE_LIMIT = "3/15m"
         settings.TRUSTED_PROXIES = ["127.0.0.1"]
-        stranger = [attempt(live_server, "203.0.113.7", "editor", "wrong") for _ in range(4)]
+        stranger = [attempt("203.0.113.7", "editor", "wrong") for _ in range(4)]
         assert stranger == [200, 200, 200, 429]
 
         # The editor, from their own address, is not held back.
-        assert attempt(live_server, "198.51.100.8", "editor", PASSWORD) == 302
+        assert attempt("198.51.100.8", "editor", PASSWORD) == 302
 
+    # While Redis is down attempts are counted in the database, under a row lock (PostgreSQL)
+    # or a write transaction (SQLite).
+    @pytest.mark.every_backend
     def test_with_redis_down_attempts_are_counted_in_the_database(
         self, browser, users, settings, redis_down, one_window
     ):
@@ -141,6 +150,7 @@ class AdminLoginChecks:
         assert Counter.objects.exists()
         assert "editor" not in str(list(Counter.objects.values()))
 
+    @pytest.mark.every_backend
     def test_with_redis_down_an_editor_still_logs_in(self, browser, users, redis_down):
         response = browser.login("\uff45ditor", PASSWORD)
 
@@ -148,9 +158,10 @@ class AdminLoginChecks:
         assert browser.client.get("/admin/").status_code == 200
 
 
-def attempt(live_server, address: str, username: str, password: str) -> int:
-    """One login attempt from a client `address` (forwarded by the trusted proxy 127.0.0.1)."""
-    browser = AdminBrowser(live_server.url, headers={"X-Forwarded-For": address})
+def attempt(address: str, username: str, password: str) -> int:
+    """One login attempt from a client `address` (forwarded by the trusted proxy 127.0.0.1, the
+    test client's own address)."""
+    browser = AdminBrowser(headers={"X-Forwarded-For": address})
     try:
         return browser.login(username, password).status_code
     finally:

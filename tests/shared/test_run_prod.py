@@ -1,6 +1,7 @@
 """`make run-prod` (scripts/run_prod.sh) serves both services through nginx over TLS from the
 shipped configs, on any port (absolute links and the admin's CSRF check use the port the
-client asked on), and Ctrl-C stops every process it started.
+client asked on), holds a burst of clients (tests/shared/burst_checks.py), and Ctrl-C stops
+every process it started.
 """
 
 import json
@@ -26,6 +27,7 @@ from tests.run_prod import (
     run_prod_stack,
     wait_ready,
 )
+from tests.shared.burst_checks import a_burst_gets_only_fast_refusals_and_bounded_connections
 
 ADMIN_PASSWORD = "correct horse battery staple"
 
@@ -36,7 +38,8 @@ def stack(tmp_path: Path) -> Iterator[Stack]:
         yield running
 
 
-def test_run_prod_serves_both_services_through_nginx_and_stops_cleanly(stack: Stack):
+def _serves_both_services_through_nginx(stack: Stack) -> set[int]:
+    """The checks of the serving stack; returns its processes."""
     certificate = stack.run_dir / "localhost.pem"
     # Requests come from 127.0.0.2, so the address the applications log can only be the one
     # nginx forwarded, not the peer they see (nginx, on 127.0.0.1).
@@ -126,7 +129,10 @@ def test_run_prod_serves_both_services_through_nginx_and_stops_cleanly(stack: St
     assert access["path"] == "/api/v1/compliance/review_flags"
     assert access["client_ip"] == "127.0.0.2"
     assert any(entry.get("request_id") == initialize.headers["x-request-id"] for entry in logged)
+    return processes
 
+
+def _stops_cleanly(stack: Stack, processes: set[int]) -> None:
     # Ctrl-C: the terminal sends SIGINT to the whole foreground process group.
     os.killpg(stack.process.pid, signal.SIGINT)
     stack.process.wait(timeout=STOP_SECONDS)
@@ -170,7 +176,7 @@ def _admin_login(client: httpx.Client, origin: str) -> httpx.Response:
     )
 
 
-def test_links_and_admin_login_carry_the_port_the_client_asked_on(stack: Stack):
+def _links_and_admin_login_carry_the_port_the_client_asked_on(stack: Stack) -> None:
     with httpx.Client(transport=httpx.HTTPTransport(verify=False), timeout=10) as boot:
         wait_ready(stack, boot)
     _create_superuser(stack, "news_site", "NEWS_DATABASE_URL", stack.databases[0])
@@ -202,3 +208,13 @@ def test_links_and_admin_login_carry_the_port_the_client_asked_on(stack: Stack):
             index = client.get(f"{origin}/admin/")
             assert index.status_code == 200
             assert "editor" in index.text
+
+
+def test_run_prod_serves_both_services_holds_a_burst_and_stops_cleanly(stack: Stack):
+    # One stack for every check: its start migrates and loads the demo data of both services.
+    # The burst comes after the checks of single requests (its clients fill nginx's cache and
+    # the limiters' counts), stopping the stack last.
+    processes = _serves_both_services_through_nginx(stack)
+    _links_and_admin_login_carry_the_port_the_client_asked_on(stack)
+    a_burst_gets_only_fast_refusals_and_bounded_connections(stack)
+    _stops_cleanly(stack, processes)

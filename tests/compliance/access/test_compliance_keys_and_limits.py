@@ -8,7 +8,7 @@ from django.core.management import call_command
 from compliance_site.access.keys import api_key_create
 from compliance_site.access.models import ApiKey
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 def test_endpoints_need_a_key(anonymous):

@@ -20,11 +20,11 @@ from tests.conftest import Gunicorn, database_url_for_subprocess, redis_url_or_s
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def gunicorn_pair():
-    """Two gunicorn masters with two workers each: four processes, one Redis."""
+@pytest.fixture(scope="module")
+def running_pair(django_db_setup):
+    """Two gunicorn masters with two workers each: four processes, one Redis; started once for
+    the module's tests (they read what each test commits)."""
     redis_url = redis_url_or_skip()
-    redis.Redis.from_url(redis_url).flushdb()
     env = {
         "COMPLIANCE_DATABASE_URL": database_url_for_subprocess(
             django_settings.DATABASES["default"]
@@ -42,6 +42,14 @@ def gunicorn_pair():
     finally:
         for server in servers:
             server.stop()
+
+
+@pytest.fixture
+def gunicorn_pair(running_pair):
+    """The pair, with nothing counted or cached in its Redis yet."""
+    _servers, redis_url = running_pair
+    redis.Redis.from_url(redis_url).flushdb()
+    return running_pair
 
 
 def fan_out(urls: list[str], headers: dict[str, str]) -> list[int]:

@@ -1,4 +1,4 @@
-"""schemathesis hooks for test_compliance_schemathesis.py (loaded through SCHEMATHESIS_HOOKS).
+"""The schemathesis hook of test_compliance_schemathesis.py, registered on its schema only.
 
 Two rules of the API cannot be written in OpenAPI 3.0, so a positive (schema-valid) case that
 breaks them is adjusted before it is sent; negative cases are left alone:
@@ -8,12 +8,9 @@ breaks them is adjusted before it is sent; negative cases are left alone:
 - `version` and `as_of` exclude each other (both: 400 `invalid_parameter`).
 """
 
-import schemathesis
-
 _OPAQUE = ("cursor", "sync_token")
 
 
-@schemathesis.hook
 def map_case(context, case):
     if case.meta is None or not case.meta.generation.mode.is_positive or not case.query:
         return case

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from tests.compliance.builders import ESA, state_payload
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 anything = st.text(
     alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=80

@@ -14,7 +14,7 @@ from compliance_site.records.models import ResourceVersion
 from compliance_site.records.reindex import reindex
 from tests.compliance.builders import ESA, state_payload
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 EVENT_FIELDS = {
     "resource_type",

@@ -10,7 +10,7 @@ from compliance_site.monitoring.selectors import months_before
 from compliance_site.monitoring.services import flag_raise
 from tests.compliance.builders import state_payload
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 @pytest.fixture

@@ -1,40 +1,126 @@
-"""schemathesis over the compliance API's OpenAPI schema (/api/v1/compliance/schema) against the
-live server, with a valid API key on every request and every check schemathesis has: no 5xx;
-statuses, content types, headers and bodies as documented; data the schema allows is accepted
-and data it forbids rejected; the key enforced where the schema requires one; 405 with `Allow`
-for undeclared methods; and the rest. Its examples, coverage and fuzzing phases run in both
-generation modes (positive and negative).
+"""schemathesis over the compliance API's OpenAPI schema (/api/v1/compliance/schema), with a valid
+API key on every request and every check schemathesis has: no 5xx; statuses, content types,
+headers and bodies as documented; data the schema allows is accepted and data it forbids
+rejected; the key enforced where the schema requires one; 405 with `Allow` for undeclared
+methods; and the rest. Its examples, coverage and fuzzing phases run in both generation modes
+(positive and negative).
 
-It runs as schemathesis' own CLI (`st run`) in a subprocess: its pytest integration
-(`schemathesis.pytest.from_fixture`) does not work with pytest 9, and the CLI runs the coverage
-phase (undeclared methods, missing and boundary values), which plain `as_strategy()` does not.
-
+It runs schemathesis' own engine, the one its CLI (`st run`) drives, in the test's process: its
+pytest integration (`schemathesis.pytest.from_fixture`) does not work with pytest 9, and the engine
+runs the coverage phase (undeclared methods, missing and boundary values), which plain
+`as_strategy()` does not. The requests go to the application through WSGI
+(tests/news/inprocess.py), inside the test's transaction: no server, no flush of the database.
 The limits are lifted so that a 429 hides nothing (they are tested in tests/compliance/access).
 """
 
-import os
-import subprocess
-import sys
-from pathlib import Path
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import pytest
+import schemathesis
+from django.db import DEFAULT_DB_ALIAS, connections
+from schemathesis.config import SchemathesisConfig
+from schemathesis.engine import Status, StopReason, events, from_schema
+from schemathesis.engine.events import EngineEvent
+from schemathesis.engine.run import PhaseName
+from schemathesis.generation import GenerationMode
+from schemathesis.transport.wsgi import WSGI_TRANSPORT
 
 from compliance_site.access.keys import api_key_create
+from tests.compliance.api.schemathesis_hooks import map_case
 from tests.compliance.builders import ESA
+from tests.news.inprocess import wsgi_application
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 # The stateful phase needs OpenAPI links between operations; this read-only API has none (and no
 # operation creates anything), so it would only report that it has nothing to do. For the same
 # reason the resource-lifecycle checks (use_after_free, ensure_resource_availability,
 # object_level_authorization) find no created resources to follow: they run, and pass vacuously.
-PHASES = "examples,coverage,fuzzing"
-ROOT = Path(__file__).resolve().parents[3]
+PHASES = (PhaseName.EXAMPLES, PhaseName.COVERAGE, PhaseName.FUZZING)
+OPERATIONS = 9
 MAX_EXAMPLES = 30
+SEED = 20260314
+
+
+@contextmanager
+def on_the_tests_connection() -> Iterator[Callable]:
+    """The WSGI application, answering on the test's own database connection whichever thread
+    calls it (schemathesis sends its requests from a worker thread), as Django's live server
+    does for in-memory SQLite: the requests see what the test wrote in its transaction. One
+    worker sends one request at a time while the test's thread waits for its events."""
+    shared = connections[DEFAULT_DB_ALIAS]
+    shared.inc_thread_sharing()
+
+    def application(environ: dict, start_response: Callable) -> list[bytes]:
+        connections[DEFAULT_DB_ALIAS] = shared
+        return wsgi_application(environ, start_response)
+
+    try:
+        yield application
+    finally:
+        shared.dec_thread_sharing()
+
+
+@pytest.fixture
+def wsgi_transport_without_socket_options(monkeypatch) -> None:
+    """schemathesis (4.32) sends the probe of its `ignored_auth` check through the WSGI transport
+    with a network session's socket options (max_redirects, verify, cert, proxies), which
+    werkzeug's client refuses; the transport drops them itself only when handed such a session.
+    In-process they mean nothing, so they are dropped for every request."""
+    send = WSGI_TRANSPORT.send
+
+    def without_socket_options(case, *, session=None, **kwargs):
+        for name in ("max_redirects", "verify", "cert", "proxies"):
+            kwargs.pop(name, None)
+        return send(case, session=session, **kwargs)
+
+    monkeypatch.setattr(WSGI_TRANSPORT, "send", without_socket_options)
+
+
+def run_schemathesis(application: Callable, api_key: str) -> list[EngineEvent]:
+    """What `st run --checks all --phases examples,coverage,fuzzing --mode all --max-examples 30
+    --seed 20260314 --workers 1 --generation-database none` with the key's header does."""
+    config = SchemathesisConfig()
+    config.update(seed=SEED, max_failures=None)
+    project = config.projects.override
+    project.update(headers={"Authorization": f"Bearer {api_key}"}, workers=1, request_timeout=10)
+    project.phases.update(phases=[phase.value for phase in PHASES])
+    project.checks.update(included_check_names=["all"])
+    project.generation.update(
+        modes=list(GenerationMode), max_examples=MAX_EXAMPLES, database="none"
+    )
+    schema = schemathesis.openapi.from_wsgi("/api/v1/compliance/schema", application, config=config)
+    schema.hook(map_case)
+    return list(from_schema(schema).execute())
+
+
+def problems(run: list[EngineEvent]) -> list[str]:
+    """Every failed check and error of the run, readable."""
+    found = []
+    for event in run:
+        if isinstance(event, events.ScenarioFinished) and event.status not in (
+            Status.SUCCESS,
+            Status.SKIP,
+        ):
+            found.append(f"{event.phase.value} {event.label}: {event.status.value}")
+            for checks in event.recorder.checks.values():
+                for check in checks:
+                    if check.failure_info is not None:
+                        failure = check.failure_info
+                        found.append(f"  {check.name}: {failure.failure}\n{failure.code_sample}")
+        elif isinstance(event, events.NonFatalError):
+            found.append(f"error in {event.label}: {event.value!r}")
+        elif isinstance(event, events.FatalError):
+            found.append(f"fatal error: {event.exception!r}")
+        elif isinstance(event, events.EngineFinished):
+            found.extend(f"after the run: {failure}" for failure in event.failures)
+    return found
 
 
 def test_every_operation_answers_as_documented(
-    live_server, data_repo, run_reindex, settings, tmp_path
+    data_repo, run_reindex, settings, wsgi_transport_without_socket_options
 ):
     settings.COMPLIANCE_ANONYMOUS_RATE_LIMIT = "1000000/m"
     data_repo.seed("TX", "CA")
@@ -42,49 +128,20 @@ def test_every_operation_answers_as_documented(
     run_reindex()
     _key, raw = api_key_create(name="schemathesis", rate_limit_per_minute=1_000_000)
 
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "schemathesis.cli",
-            "run",
-            f"{live_server.url}/api/v1/compliance/schema",
-            "--checks",
-            "all",
-            "--phases",
-            PHASES,
-            "--mode",
-            "all",
-            "--max-examples",
-            str(MAX_EXAMPLES),
-            "--seed",
-            "20260314",
-            "--workers",
-            "1",
-            "--header",
-            f"Authorization: Bearer {raw}",
-            "--generation-database",
-            "none",
-            "--request-timeout",
-            "10",
-            "--no-color",
-        ],
-        env={
-            **os.environ,
-            "SCHEMATHESIS_HOOKS": "tests.compliance.api.schemathesis_hooks",
-            "PYTHONPATH": str(ROOT),
-        },
-        # The CLI keeps a cache of failures under ./.schemathesis: not in the repository.
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    with on_the_tests_connection() as application:
+        run = run_schemathesis(application, raw)
 
-    report = result.stdout + result.stderr
-    assert result.returncode == 0, report
-    # Every operation went through every phase.
-    for phase in ("Examples", "Coverage", "Fuzzing"):
-        assert f"✅ {phase}" in report, report
-    assert "Tested: 9" in report, report
+    assert not problems(run), "\n".join(problems(run))
+    (finished,) = [event for event in run if isinstance(event, events.EngineFinished)]
+    assert finished.stop_reason == StopReason.COMPLETED
+    # Every operation went through every phase, and every phase passed.
+    phase_status = {
+        event.phase.name: event.status for event in run if isinstance(event, events.PhaseFinished)
+    }
+    tested = defaultdict(set)
+    for event in run:
+        if isinstance(event, events.ScenarioFinished):
+            tested[event.phase].add(event.label)
+    for phase in PHASES:
+        assert phase_status[phase] == Status.SUCCESS, (phase, phase_status)
+        assert len(tested[phase]) == OPERATIONS, (phase, sorted(tested[phase]))

@@ -6,7 +6,7 @@ import pytest
 
 from tests.compliance.builders import state_payload
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 EASTERN = timezone(timedelta(hours=-5))
 

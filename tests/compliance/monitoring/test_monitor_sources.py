@@ -9,7 +9,7 @@ from compliance_site.monitoring.models import ReviewFlag, SourceSnapshot
 from compliance_site.monitoring.services import monitor_sources
 from tests.compliance.builders import state_payload
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 PAGE = """<html><head><title>Home education</title><script>var t = {stamp};</script></head>
 <body><nav>Menu</nav><p>Parents must file a notice within {days} days.</p>

@@ -63,10 +63,17 @@ def test_history_dates_strictly_increase_within_the_demo_year() -> None:
     assert dates[-1].date() <= datetime.date(2026, 11, 15)
 
 
-def test_repository_holds_the_seed_and_every_history_commit(tmp_path: Path) -> None:
-    head = build_demo_repository(tmp_path / "repo")
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The demo repository and its head, built once for the tests that only read it."""
+    path = tmp_path_factory.mktemp("demo") / "repo"
+    return path, build_demo_repository(path)
 
-    with git.Repo(tmp_path / "repo") as repo:
+
+def test_repository_holds_the_seed_and_every_history_commit(built: tuple[Path, str]) -> None:
+    path, head = built
+
+    with git.Repo(path) as repo:
         commits = list(reversed(list(repo.iter_commits())))
         assert repo.head.commit.hexsha == head
 
@@ -84,10 +91,10 @@ def test_repository_holds_the_seed_and_every_history_commit(tmp_path: Path) -> N
     assert any("Change-Source: llm_drafted" in commit.message for commit in commits)
 
 
-def test_every_state_file_at_head_validates(tmp_path: Path) -> None:
-    build_demo_repository(tmp_path / "repo")
+def test_every_state_file_at_head_validates(built: tuple[Path, str]) -> None:
+    path, _head = built
 
-    with git.Repo(tmp_path / "repo") as repo:
+    with git.Repo(path) as repo:
         states = states_at(repo.head.commit)
 
     assert set(states) == JURISDICTIONS
@@ -96,10 +103,10 @@ def test_every_state_file_at_head_validates(tmp_path: Path) -> None:
     }
 
 
-def test_history_changes_at_least_one_esa_amount(tmp_path: Path) -> None:
-    build_demo_repository(tmp_path / "repo")
+def test_history_changes_at_least_one_esa_amount(built: tuple[Path, str]) -> None:
+    path, _head = built
 
-    with git.Repo(tmp_path / "repo") as repo:
+    with git.Repo(path) as repo:
         seed = states_at(next(repo.iter_commits(max_parents=0)))
         head = states_at(repo.head.commit)
 

@@ -13,7 +13,7 @@ from compliance_site.records.models import (
 from compliance_site.records.reindex import ReindexRefused
 from tests.compliance.builders import ESA, state_payload
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 def versions(resource_type: str, key: str) -> list[ResourceVersion]:

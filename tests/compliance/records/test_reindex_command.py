@@ -10,7 +10,7 @@ from django.conf import settings as django_settings
 from tests.compliance.builders import ESA, state_payload
 from tests.conftest import REPO_ROOT, database_url_for_subprocess
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_backend]
 
 
 def reindex_cli(repo_path, *args: str) -> subprocess.CompletedProcess:

@@ -8,7 +8,7 @@ from compliance_site.records.documents import InvalidDocument, StateValidator, p
 from compliance_site.records.models import Resource, ResourceType, ResourceVersion
 from tests.compliance.builders import state_payload
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 def test_a_corrupt_blob_is_reported_and_nothing_published_is_lost(data_repo, run_reindex):

@@ -7,7 +7,7 @@ from compliance_site.records.models import ReindexOutcome, ReindexRun
 from compliance_site.records.reindex import ReindexRefused, reindex
 from tests.compliance.builders import ESA, state_payload
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 def test_a_clean_run_records_what_it_read_and_published(data_repo, run_reindex):

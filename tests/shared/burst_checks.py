@@ -2,7 +2,8 @@
 100 anonymous clients, each from an address of its own, for 10 seconds on both services at
 once. Every answer is 200, 304, 429 or 503 (never a 500, a 502 or a hung request), PostgreSQL
 connections never exceed the budget of docs/operators-capacity.md, and the first request after
-the burst succeeds.
+the burst succeeds. tests/shared/test_run_prod.py runs it on the stack it checks (one start of
+the stack for both).
 """
 
 import asyncio
@@ -15,16 +16,13 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import httpx
 import psycopg
-import pytest
 
 from tests.conftest import REPO_ROOT
-from tests.run_prod import Stack, run_prod_stack, wait_ready
+from tests.run_prod import Stack
 
 CLIENTS_PER_SERVICE = 50
 BURST_SECONDS = 10
@@ -66,12 +64,6 @@ class ConnectionWatch:
                 self.samples.append(count)
                 self.peak = max(self.peak, count)
                 time.sleep(0.05)
-
-
-@pytest.fixture
-def stack(tmp_path: Path) -> Iterator[Stack]:
-    with run_prod_stack(tmp_path) as running:
-        yield running
 
 
 def _api_key(stack: Stack) -> str:
@@ -198,9 +190,8 @@ async def _one_address(stack: Stack, key: str, trust: ssl.SSLContext) -> list[An
         return list(await asyncio.gather(*requests))
 
 
-def test_a_burst_gets_only_fast_refusals_and_bounded_connections(stack: Stack):
-    with httpx.Client(transport=httpx.HTTPTransport(verify=False), timeout=10) as boot:
-        wait_ready(stack, boot)
+def a_burst_gets_only_fast_refusals_and_bounded_connections(stack: Stack) -> None:
+    """The checks, on a stack that answers."""
     trust = ssl.create_default_context(cafile=str(stack.run_dir / "localhost.pem"))
     key = _api_key(stack)
     watch = ConnectionWatch(stack)
