@@ -20,7 +20,7 @@ from tests.news.test_news_hostile_feeds import (
     _serve,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_backend]
 
 _SCRIPT = "&amp;lt;script&amp;gt;alert(1)&amp;lt;/script&amp;gt;"
 # Raw markup anywhere in an answer's text.

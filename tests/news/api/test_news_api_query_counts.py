@@ -21,7 +21,7 @@ from news_site.accounts.models import Follow
 from news_site.news.models import Story
 from news_site.podcasts.models import PodcastEpisode
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 # A token's first request reads it (with its account) twice: once to learn the account, again
 # after reading the account's generation, so that a logout in between is never kept.
