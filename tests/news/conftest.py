@@ -17,6 +17,14 @@ from news_site.news.text import canonical_url, sha256
 from tests.localserver import LocalServer
 
 
+@pytest.fixture(autouse=True)
+def _quick_password_hashes(settings) -> None:
+    """Editors' passwords are hashed with MD5 here: the default PBKDF2 costs half a second of CPU
+    per hash (every create_user and every login attempt), and no test here is about the hash.
+    Only this process: servers the tests start keep the default."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def server(local_server: LocalServer) -> LocalServer:
     return local_server
