@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from news_site.news.models import Entry, Feed
 from news_site.podcasts.models import PodcastEpisode
-from tests.news.mcp.conftest import mcp_server  # noqa: F401 (a fixture)
+from tests.news.mcp.conftest import _mcp_uvicorn, mcp_server  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_backend]
 

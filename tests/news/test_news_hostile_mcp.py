@@ -10,7 +10,7 @@ from django.core.management import call_command
 
 from news_site.news.models import Entry, GuidePageType, ProductGuide, Story
 from news_site.podcasts.models import PodcastEpisode
-from tests.news.mcp.conftest import mcp_server  # noqa: F401 (a fixture)
+from tests.news.mcp.conftest import _mcp_uvicorn, mcp_server  # noqa: F401 (fixtures)
 from tests.news.test_news_hostile_feeds import (
     _assert_json_urls,
     _assert_markdown_valid,
