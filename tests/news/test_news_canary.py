@@ -14,8 +14,9 @@ from news_site.news.models import Entry, SummaryState, Tag
 from news_site.news.services import feed_add
 from news_site.news.summarise import ChatModel
 from tests.news.conftest import FakeModel
+from tests.news.inprocess import http, served_queries  # noqa: F401 - surfaces in-process
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 CANARY = "Kanariefågeln sjunger bara i originaltexten 7f3a."
 SURFACES = [
