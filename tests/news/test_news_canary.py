@@ -7,6 +7,7 @@ tool server is checked in tests/news/mcp/test_news_mcp_canary.py.
 
 import json
 
+import httpx
 import pytest
 
 from news_site.ingest.services import ingest_run
@@ -14,8 +15,9 @@ from news_site.news.models import Entry, SummaryState, Tag
 from news_site.news.services import feed_add
 from news_site.news.summarise import ChatModel
 from tests.news.conftest import FakeModel
+from tests.news.inprocess import http, served_queries  # noqa: F401 - surfaces in-process
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 CANARY = "Kanariefågeln sjunger bara i originaltexten 7f3a."
 SURFACES = [
@@ -46,12 +48,12 @@ def _page(canary: str) -> bytes:
     ).encode()
 
 
-def _assert_nowhere(http, entry: Entry) -> None:
+def _assert_nowhere(client: httpx.Client, entry: Entry) -> None:
     tag = Tag.objects.filter(entries=entry).first()
     values = {"id": entry.pk, "feed": entry.feed_id, "tag": tag.pk if tag else 0}
     for template in SURFACES:
         path = template.format(**values)
-        response = http.get(path, headers={"Accept": "text/markdown, text/html;q=0.5, */*"})
+        response = client.get(path, headers={"Accept": "text/markdown, text/html;q=0.5, */*"})
         if "{tag}" not in template or tag:
             assert response.status_code == 200, path
         assert "Kanariefågeln" not in response.text, path
@@ -61,7 +63,11 @@ def _assert_nowhere(http, entry: Entry) -> None:
 
 
 def test_the_full_text_read_for_the_model_is_on_no_surface(
-    http, server, private_fetching, fake_model, rss
+    http,  # noqa: F811 - the in-process client imported above
+    server,
+    private_fetching,
+    fake_model,
+    rss,
 ):
     server.respond("/a/1", body=_page(CANARY), headers={"Content-Type": "text/html"})
     server.respond(
@@ -88,7 +94,11 @@ def test_the_full_text_read_for_the_model_is_on_no_surface(
     _assert_nowhere(http, Entry.objects.get())
 
 
-def test_full_text_in_a_feeds_content_encoded_is_on_no_surface(http, server, private_fetching):
+def test_full_text_in_a_feeds_content_encoded_is_on_no_surface(
+    http,  # noqa: F811 - the in-process client imported above
+    server,
+    private_fetching,
+):
     body = f"""<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/">
 <channel><title>Källan</title><link>https://source.example/</link>
@@ -113,7 +123,12 @@ ARTICLE = (
 
 @pytest.mark.parametrize("echo_chars", [480, None], ids=["short-echo", "whole-article"])
 def test_a_model_that_echoes_the_article_is_refused_and_on_no_surface(
-    http, server, private_fetching, fake_model, rss, echo_chars
+    http,  # noqa: F811 - the in-process client imported above
+    server,
+    private_fetching,
+    fake_model,
+    rss,
+    echo_chars,
 ):
     """A model that copies the article (all of it, or a short cut under the length cap) gives
     no summary: the guard refuses it, the refusal is recorded on the entry, and the entry keeps

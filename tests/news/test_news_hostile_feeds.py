@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 
 from news_site.news.models import Entry, Feed
 from news_site.podcasts.models import PodcastEpisode
-from tests.news.mcp.conftest import mcp_server  # noqa: F401 (a fixture)
+from tests.news.mcp.conftest import _mcp_uvicorn, mcp_server  # noqa: F401 (fixtures)
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_backend]
 
 GOOD_TITLE = "Apple släpper en ny iPhone"
 # An absolute http(s) URI of RFC 3986 characters only (what /api/v1 declares as format: uri).

@@ -10,7 +10,7 @@ from django.core.management import call_command
 
 from news_site.news.models import Entry, GuidePageType, ProductGuide, Story
 from news_site.podcasts.models import PodcastEpisode
-from tests.news.mcp.conftest import mcp_server  # noqa: F401 (a fixture)
+from tests.news.mcp.conftest import _mcp_uvicorn, mcp_server  # noqa: F401 (fixtures)
 from tests.news.test_news_hostile_feeds import (
     _assert_json_urls,
     _assert_markdown_valid,
@@ -20,7 +20,7 @@ from tests.news.test_news_hostile_feeds import (
     _serve,
 )
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_backend]
 
 _SCRIPT = "&amp;lt;script&amp;gt;alert(1)&amp;lt;/script&amp;gt;"
 # Raw markup anywhere in an answer's text.

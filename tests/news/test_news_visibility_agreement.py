@@ -14,7 +14,7 @@ from news_site.podcasts.models import PodcastEpisode
 from news_site.stories.services import story_refresh
 
 # The MCP tests' server: uvicorn with the ASGI app, in a thread sharing the test database.
-from tests.news.mcp.conftest import McpServer, mcp_server  # noqa: F401
+from tests.news.mcp.conftest import McpServer, _mcp_uvicorn, mcp_server  # noqa: F401
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from news_site.accounts.models import ApiToken, LoginCode
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 @pytest.fixture(autouse=True)

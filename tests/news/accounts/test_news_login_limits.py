@@ -15,7 +15,7 @@ from shared.limits.models import Counter
 from tests.conftest import free_port
 from tests.private_services import cache_on_stopped_redis
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 @pytest.fixture(autouse=True)

@@ -11,55 +11,62 @@ anonymous one does; test_a_tokens_first_request_reads_it_and_its_follows counts 
 read.
 """
 
+from collections.abc import Iterator
 from datetime import date
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from news_site.accounts.models import Follow
 from news_site.news.models import Story
 from news_site.podcasts.models import PodcastEpisode
+from tests.news.accounts.news_accounts_fixtures import account_with_token
+from tests.news.conftest import _make_entry, _make_feed, _make_tag
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 # A token's first request reads it (with its account) twice: once to learn the account, again
 # after reading the account's generation, so that a logout in between is never kept.
 FIRST_TOKEN = 2
 
 
-@pytest.fixture
-def world(make_feed, make_entry, make_tag, make_account) -> dict:
+@pytest.fixture(scope="module")
+def world(django_db_setup, django_db_blocker) -> Iterator[dict]:
     """60 entries over 3 sources with 2 tags each, a story chain, episodes, and an account
-    that follows two of the sources."""
-    feeds = [make_feed(title=f"Källa {n}", site_url=f"https://k{n}.example") for n in range(3)]
-    tags = [make_tag(f"Ämne {n}") for n in range(4)]
-    older = Story.objects.create(title="Föregångare", slug="foregangare", entries_count=1)
-    story = Story.objects.create(
-        title="iPhone 18", slug="iphone-18", entries_count=60, predecessor=older
-    )
-    for n in range(3):
-        Story.objects.create(title=f"Uppföljare {n}", slug=f"uppfoljare-{n}", predecessor=story)
-    small = Story.objects.create(title="Liten", slug="liten", entries_count=1)
-    entries = [
-        make_entry(feeds[n % 3], tags=[tags[n % 4], tags[(n + 1) % 4]], story=story)
-        for n in range(59)
-    ]
-    entries.append(make_entry(feeds[0], tags=[tags[0]], story=small))
-    for n in range(60):
-        PodcastEpisode.objects.create(
-            episode_id=f"ep-{n}", title=f"Avsnitt {n}", published_on=date(2026, 1, 1 + n % 28)
+    that follows two of the sources. Made once for the module, in a transaction rolled back at
+    its end: each test runs in a savepoint inside it (pytest-django's `db`), so what a test
+    writes is gone before the next one."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        feeds = [_make_feed(title=f"Källa {n}", site_url=f"https://k{n}.example") for n in range(3)]
+        tags = [_make_tag(f"Ämne {n}") for n in range(4)]
+        older = Story.objects.create(title="Föregångare", slug="foregangare", entries_count=1)
+        story = Story.objects.create(
+            title="iPhone 18", slug="iphone-18", entries_count=60, predecessor=older
         )
-    account, auth = make_account()
-    Follow.objects.bulk_create(Follow(account=account, feed=feed) for feed in feeds[:2])
-    return {
-        "feed": feeds[0],
-        "tag": tags[0],
-        "story": story,
-        "small": small,
-        "auth": auth,
-        "entry": entries[0],
-    }
+        for n in range(3):
+            Story.objects.create(title=f"Uppföljare {n}", slug=f"uppfoljare-{n}", predecessor=story)
+        small = Story.objects.create(title="Liten", slug="liten", entries_count=1)
+        entries = [
+            _make_entry(feeds[n % 3], tags=[tags[n % 4], tags[(n + 1) % 4]], story=story)
+            for n in range(59)
+        ]
+        entries.append(_make_entry(feeds[0], tags=[tags[0]], story=small))
+        for n in range(60):
+            PodcastEpisode.objects.create(
+                episode_id=f"ep-{n}", title=f"Avsnitt {n}", published_on=date(2026, 1, 1 + n % 28)
+            )
+        account, auth = account_with_token()
+        Follow.objects.bulk_create(Follow(account=account, feed=feed) for feed in feeds[:2])
+        yield {
+            "feed": feeds[0],
+            "tag": tags[0],
+            "story": story,
+            "small": small,
+            "auth": auth,
+            "entry": entries[0],
+        }
+        transaction.set_rollback(True)
 
 
 def queries(client, path: str, headers: dict[str, str] | None = None) -> int:

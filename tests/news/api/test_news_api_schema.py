@@ -10,6 +10,8 @@ from news_site.news.models import Story
 from news_site.podcasts.models import PodcastEpisode
 from tests.news.inprocess import wsgi_application
 
+pytestmark = pytest.mark.every_backend
+
 
 @pytest.fixture
 def api_schema(db, make_feed, make_entry, make_tag, settings):

@@ -8,7 +8,7 @@ from django_tasks_db.models import DBTaskResult
 
 from news_site.news.models import Feed
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 def test_add_feed_registers_a_source_once(capsys):

@@ -9,7 +9,7 @@ from news_site.ingest.demo import demo_load
 from news_site.news.models import Entry, Feed
 from news_site.podcasts.models import PodcastEpisode
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 HOST = re.compile(r"^https://([^/]+)/")
 

@@ -7,11 +7,18 @@ import os
 import subprocess
 import sys
 from http.server import BaseHTTPRequestHandler
-from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
+from django.core.management import call_command
+from django.utils import timezone
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
+from news_site.news.models import Feed
+from tests.conftest import REPO_ROOT, database_url_for_subprocess
+
+# The command's own process writes to the test database, so the rows must be committed.
+pytestmark = pytest.mark.django_db(transaction=True)
+
 ETAG = '"feed-v1"'
 
 
@@ -34,7 +41,7 @@ def _ingest(env: dict[str, str]) -> tuple[str, set[str]]:
     return done.stdout, imported
 
 
-def test_an_ingest_with_nothing_new_does_not_load_the_model(tmp_path, server, rss):
+def test_an_ingest_with_nothing_new_does_not_load_the_model(server, rss):
     pytest.importorskip("onnxruntime")
     body = rss(
         [
@@ -59,19 +66,17 @@ def test_an_ingest_with_nothing_new_does_not_load_the_model(tmp_path, server, rs
             request.wfile.write(body)
 
     server.route("/feed.xml", feed)
-    # The command runs in its own process, so it gets a database of its own (a file).
+    call_command("add_feed", server.url("/feed.xml"))
+    # Each `ingest` starts a Python of its own (importtime sees only that process's imports)
+    # on this test's database, with the local cache.
     env = {
         **os.environ,
-        "NEWS_DATABASE_URL": f"sqlite:///{tmp_path}/ingest.sqlite3",
+        "NEWS_DATABASE_URL": database_url_for_subprocess(django_settings.DATABASES["default"]),
         "FETCH_ALLOW_PRIVATE_NETWORKS": "true",
         "NEWS_EMBEDDING_MODEL": "",
         "DJANGO_SETTINGS_MODULE": "news_site.settings",
     }
     env.pop("REDIS_URL", None)
-    for command in (["migrate", "-v", "0"], ["add_feed", server.url("/feed.xml")]):
-        subprocess.run(
-            [sys.executable, "-m", "news_site", *command], cwd=REPO_ROOT, env=env, check=True
-        )
 
     first, first_imports = _ingest(env)
     assert "3 new" in first
@@ -79,20 +84,7 @@ def test_an_ingest_with_nothing_new_does_not_load_the_model(tmp_path, server, rs
     assert not {"torch", "transformers"} & first_imports
 
     # Due again at once: the run must fetch (a 304), find nothing and stop there.
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "news_site",
-            "shell",
-            "-c",
-            "from django.utils import timezone; from news_site.news.models import Feed; "
-            "Feed.objects.update(next_check_at=timezone.now())",
-        ],
-        cwd=REPO_ROOT,
-        env=env,
-        check=True,
-    )
+    Feed.objects.update(next_check_at=timezone.now())
     second, second_imports = _ingest(env)
     assert "1 not modified" in second
     assert not {"onnxruntime", "tokenizers", "torch", "transformers"} & second_imports

@@ -11,7 +11,7 @@ from news_site.ingest.services import Step, ingest_run
 from news_site.news.models import Entry, Story
 from news_site.search.models import EntryEmbedding
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 @pytest.fixture

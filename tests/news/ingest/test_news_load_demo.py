@@ -15,7 +15,7 @@ from news_site.news.models import (
 )
 from news_site.podcasts.models import PodcastEpisode
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 def test_load_demo_fills_the_database_offline_and_is_idempotent(http, settings):

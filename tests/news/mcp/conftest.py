@@ -62,8 +62,18 @@ class McpServer:
         return self.session(lambda client: client.call_tool(name, arguments or {}))
 
 
+@pytest.fixture(scope="module")
+def _mcp_uvicorn(django_db_setup) -> Iterator[McpServer]:
+    """One server for the module (a start and a stop per test cost more than most tests): it
+    reads the settings and the database at each request, as the tests change them."""
+    server = McpServer()
+    server.start()
+    yield server
+    server.stop()
+
+
 @pytest.fixture
-def mcp_server(transactional_db, settings, monkeypatch) -> Iterator[McpServer]:
+def mcp_server(_mcp_uvicorn, transactional_db, settings, monkeypatch) -> McpServer:
     # Most tests make more calls than the production limit; the rate-limit tests set their own.
     settings.MCP_RATE_LIMIT = "100000/m"
     settings.MCP_PROTOCOL_RATE_LIMIT = "100000/m"
@@ -71,9 +81,6 @@ def mcp_server(transactional_db, settings, monkeypatch) -> Iterator[McpServer]:
     settings.NEWS_RESPONSE_CACHE_SECONDS = 0
     ANSWERS.clear()
     # The server's worker threads close their connections after each read, so none is left
-    # open on the test database when the run tears it down.
+    # open on the test database when the test's data is flushed or the run tears it down.
     monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 0)
-    server = McpServer()
-    server.start()
-    yield server
-    server.stop()
+    return _mcp_uvicorn

@@ -11,6 +11,8 @@ from news_site.news.models import ProductGuide, Story
 from news_site.podcasts.models import PodcastEpisode
 from news_site.stories.services import story_refresh
 
+pytestmark = pytest.mark.every_backend
+
 
 @pytest.fixture
 def news(make_feed, make_entry, make_tag):

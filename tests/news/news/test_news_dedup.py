@@ -7,7 +7,7 @@ from news_site.news.models import Entry, SummaryState
 from news_site.news.services import feed_refresh
 from news_site.news.text import canonical_url
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 def _item(guid: str, link: str, text: str = "Apple släpper iOS 19. Det är stort.") -> dict:

@@ -11,7 +11,7 @@ from news_site.ingest.services import ingest_run
 from news_site.news.models import Entry, Feed, FetchOutcome
 from news_site.news.services import feed_claim, feed_refresh
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 def _items(count: int, *, prefix: str = "a", hours_apart: int = 6) -> list[dict]:

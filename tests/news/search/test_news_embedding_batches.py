@@ -10,7 +10,7 @@ from news_site.search.embeddings import model_name, texts_embed
 from news_site.search.models import EntryEmbedding
 from news_site.search.services import entries_embed, entry_embedding_text
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 def test_only_entries_without_a_current_vector_are_embedded(

@@ -13,6 +13,8 @@ from news_site.search.embeddings import model_name
 from news_site.search.models import EntryEmbedding
 from news_site.search.vector_index import VectorIndex
 
+pytestmark = pytest.mark.every_backend
+
 DIMENSIONS = 384
 
 

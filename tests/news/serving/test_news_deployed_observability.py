@@ -3,6 +3,7 @@ gets an id, a JSON access line and a place in the latency histogram, including t
 of the in-memory response cache and the MCP tool server, which never reach Django."""
 
 import re
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -16,9 +17,10 @@ from tests.prometheus import sample, scrape
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def deployed(tmp_path, make_feed, make_entry):
-    make_entry(make_feed(), title="Första nyheten")
+@pytest.fixture(scope="module")
+def stack(django_db_setup, tmp_path_factory) -> Iterator[DeployedGunicorn]:
+    """One deployed service for the module (two workers take seconds to start): each test reads
+    series and lines of its own route, so what another test asked for never counts in them."""
     env = {
         "NEWS_DATABASE_URL": database_url_for_subprocess(django_settings.DATABASES["default"]),
         "SECRET_KEY": "test-secret",
@@ -28,13 +30,19 @@ def deployed(tmp_path, make_feed, make_entry):
         # Each worker would load the embedding model before serving; not under test here.
         "NEWS_EMBEDDING_MODEL": "off",
     }
-    server = DeployedGunicorn("news", env, tmp_path, workers=2)
+    server = DeployedGunicorn("news", env, tmp_path_factory.mktemp("logs"), workers=2)
     try:
         server.wait_ready("/healthz")
         server.wait_for_lines("Application startup complete.", count=2)
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def deployed(stack, make_feed, make_entry) -> DeployedGunicorn:
+    make_entry(make_feed(), title="Första nyheten")
+    return stack
 
 
 def test_answers_from_the_response_cache_have_their_own_ids_lines_and_counts(deployed):

@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 def _finished_run(minutes_ago: int) -> None:

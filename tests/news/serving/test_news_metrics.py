@@ -1,5 +1,5 @@
 """What /metrics says about ingestion (from the task results the workers leave) and about
-refused searches, on the live server."""
+refused searches, from the application in-process (its counters are this process's)."""
 
 from datetime import timedelta
 
@@ -10,7 +10,7 @@ from django_tasks_db.models import DBTaskResult
 from news_site.news.models import FetchOutcome
 from tests.prometheus import sample, scrape
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db
 
 
 def _ingest_run(*, minutes_ago: int, status: str, counts: dict | None = None) -> DBTaskResult:
@@ -28,14 +28,14 @@ def _ingest_run(*, minutes_ago: int, status: str, counts: dict | None = None) ->
     )
 
 
-def test_before_any_run_only_the_missing_success_is_reported(live_server):
-    text = scrape(live_server.url)
+def test_before_any_run_only_the_missing_success_is_reported(http):
+    text = scrape(http)
 
     assert sample(text, "news_ingest_last_success_timestamp_seconds") == 0
     assert "news_ingest_last_run_success" not in text
 
 
-def test_the_last_run_and_the_last_successful_runs_counts_are_reported(live_server):
+def test_the_last_run_and_the_last_successful_runs_counts_are_reported(http):
     succeeded = _ingest_run(
         minutes_ago=20,
         status="SUCCESSFUL",
@@ -57,7 +57,7 @@ def test_the_last_run_and_the_last_successful_runs_counts_are_reported(live_serv
     )
     failed = _ingest_run(minutes_ago=5, status="FAILED")
 
-    text = scrape(live_server.url)
+    text = scrape(http)
 
     assert sample(text, "news_ingest_last_run_success") == 0
     assert sample(text, "news_ingest_last_run_timestamp_seconds") == pytest.approx(
@@ -81,14 +81,14 @@ def test_the_last_run_and_the_last_successful_runs_counts_are_reported(live_serv
     assert sample(text, "news_ingest_last_success_stories_skipped_locked") == 0
 
 
-def test_feeds_are_reported_by_the_outcome_of_their_last_fetch(live_server, make_feed):
+def test_feeds_are_reported_by_the_outcome_of_their_last_fetch(http, make_feed):
     make_feed(last_outcome=FetchOutcome.OK)
     make_feed(last_outcome=FetchOutcome.OK)
     make_feed(last_outcome=FetchOutcome.FAILED)
     make_feed(last_outcome=FetchOutcome.FAILED, paused_at=timezone.now())
     make_feed(last_outcome=FetchOutcome.FAILED, is_active=False)
 
-    text = scrape(live_server.url)
+    text = scrape(http)
 
     assert sample(text, "news_feeds", state="ok") == 2
     assert sample(text, "news_feeds", state="failed") == 1
@@ -96,15 +96,15 @@ def test_feeds_are_reported_by_the_outcome_of_their_last_fetch(live_server, make
     assert sample(text, "news_feeds", state="never") == 0
 
 
-def test_refused_searches_are_counted(live_server, http, settings):
+def test_refused_searches_are_counted(http, settings):
     settings.NEWS_EMBEDDING_MODEL = "off"
     settings.NEWS_SEARCH_RATE_LIMIT = "2/10m"
-    before = sample(scrape(live_server.url), "ratelimit_rejections_total", policy="search")
+    before = sample(scrape(http), "ratelimit_rejections_total", policy="search")
 
     statuses = [
         http.get("/api/v1/entries/search", params={"q": "iphone"}).status_code for _ in range(4)
     ]
-    after = sample(scrape(live_server.url), "ratelimit_rejections_total", policy="search")
+    after = sample(scrape(http), "ratelimit_rejections_total", policy="search")
 
     assert statuses.count(429) >= 1
     assert after - before == statuses.count(429)

@@ -1,26 +1,35 @@
 """The per-process cache of public responses, on gunicorn with uvicorn workers as deployed."""
 
 import time
+from collections.abc import Iterator
 
 import httpx
 import pytest
 
-from tests.conftest import news_served
+from news_site.news.models import Feed
+from tests.conftest import Gunicorn, news_served
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture(scope="module")
+def server(django_db_setup) -> Iterator[Gunicorn]:
+    """One server for the module (starting one takes seconds). Each test reads the page of its
+    own feed, so no copy another test left in the server's memory can answer it."""
+    with news_served({"NEWS_RESPONSE_CACHE_SECONDS": "2"}) as server:
+        yield server
+
+
 @pytest.fixture
-def served(make_feed, make_entry):
+def served(server, make_feed, make_entry):
     feed = make_feed()
     first = make_entry(feed, title="Första nyheten")
-    with news_served(
-        {
-            "NEWS_RESPONSE_CACHE_SECONDS": "2",
-        },
-        ready="/entries.json",
-    ) as server:
-        yield server, feed, first
+    return server, feed, first
+
+
+def feed_page(server: Gunicorn, feed: Feed) -> str:
+    """The feed's public list of entries (the legacy JSON)."""
+    return f"{server.url}/feeds/{feed.pk}.json"
 
 
 def titles(response: httpx.Response) -> list[str]:
@@ -29,12 +38,12 @@ def titles(response: httpx.Response) -> list[str]:
 
 def test_a_public_page_is_served_from_memory_until_it_expires(served, make_entry):
     server, feed, _first = served
-    before = httpx.get(f"{server.url}/entries.json")
+    before = httpx.get(feed_page(server, feed))
     make_entry(feed, title="Andra nyheten")
 
-    cached = httpx.get(f"{server.url}/entries.json")
+    cached = httpx.get(feed_page(server, feed))
     time.sleep(2.2)
-    fresh = httpx.get(f"{server.url}/entries.json")
+    fresh = httpx.get(feed_page(server, feed))
 
     assert titles(cached) == titles(before) == ["Första nyheten"]
     assert "age" in cached.headers
@@ -42,11 +51,11 @@ def test_a_public_page_is_served_from_memory_until_it_expires(served, make_entry
 
 
 def test_a_hit_lowers_max_age_by_its_age(served):
-    server, _feed, _first = served
-    httpx.get(f"{server.url}/entries.json")
+    server, feed, _first = served
+    httpx.get(feed_page(server, feed))
     time.sleep(1.1)
 
-    hit = httpx.get(f"{server.url}/entries.json")
+    hit = httpx.get(feed_page(server, feed))
 
     age = int(hit.headers["age"])
     assert age >= 1
@@ -59,10 +68,10 @@ def test_a_hit_lowers_max_age_by_its_age(served):
 )
 def test_requests_with_credentials_or_conditions_go_to_the_application(served, make_entry, headers):
     server, feed, _first = served
-    httpx.get(f"{server.url}/entries.json")
+    httpx.get(feed_page(server, feed))
     make_entry(feed, title="Andra nyheten")
 
-    response = httpx.get(f"{server.url}/entries.json", headers=headers)
+    response = httpx.get(feed_page(server, feed), headers=headers)
 
     assert "age" not in response.headers
     assert "Andra nyheten" in titles(response)

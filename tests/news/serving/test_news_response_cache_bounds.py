@@ -2,12 +2,14 @@
 and the representation negotiated from every line of a varied header; its memory stays under
 its byte cap however many distinct pages are asked for, dropping the least recently used."""
 
+from collections.abc import Iterator
+
 import httpx
 import pytest
 from starlette.types import Receive, Scope, Send
 
 from news_site.responsecache import PublicResponseCache
-from tests.conftest import news_served
+from tests.conftest import Gunicorn, news_served
 
 BODY_BYTES = 10_000
 
@@ -64,12 +66,18 @@ async def test_a_body_larger_than_the_cap_is_passed_on_and_not_kept():
     assert cache.size_bytes == 0
 
 
+@pytest.fixture(scope="module")
+def server(django_db_setup) -> Iterator[Gunicorn]:
+    """One server for the module (starting one takes seconds): its tests ask for different
+    pages (/llms.txt, their own entry's), so no copy one keeps answers the other."""
+    with news_served({"NEWS_RESPONSE_CACHE_SECONDS": "30"}) as server:
+        yield server
+
+
 @pytest.fixture
-def served(db, make_feed, make_entry):
+def served(server, transactional_db, make_feed, make_entry):
     feed = make_feed()
-    entry = make_entry(feed, title="Första nyheten")
-    with news_served({"NEWS_RESPONSE_CACHE_SECONDS": "30"}, ready="/entries.json") as server:
-        yield server, entry
+    return server, make_entry(feed, title="Första nyheten")
 
 
 @pytest.mark.django_db(transaction=True)

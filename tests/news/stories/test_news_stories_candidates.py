@@ -22,7 +22,7 @@ from news_site.stories.services import (
     stories_assign,
 )
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 LINES = ["iPhone", "iPad", "MacBook Air", "Apple Watch Series"]
 WORDS = [

@@ -10,7 +10,7 @@ from django.utils import timezone
 from news_site.news.models import Entry, Story, StoryStatus
 from news_site.stories.services import stories_cluster
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 FACE_ID_EN = (
     "Report: iPhone 18 Pro will hide Face ID under the display",

@@ -12,7 +12,7 @@ from django.utils import timezone
 from news_site.news.models import Entry
 from news_site.stories.services import stories_cluster
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 # "\u017firi" (long s): the entity pattern matches it case-insensitively as the alias "siri", but
 # its lower case is not a key of the alias table, so scoring this entry raises KeyError.

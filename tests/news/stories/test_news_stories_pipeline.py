@@ -10,7 +10,7 @@ from news_site.ingest.demo import demo_load
 from news_site.news.models import Entry, Story
 from news_site.stories.quality import continuations_load, labels_load, quality_measure
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 def test_cluster_stories_command_assigns_entries_and_reports(make_feed, make_entry):

@@ -11,7 +11,7 @@ from news_site.news.models import Story
 from news_site.news.summarise import ChatModel
 from news_site.stories.services import stories_cluster
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 ENGLISH = (
     "Report: iPhone 18 Pro will hide Face ID under the display",
