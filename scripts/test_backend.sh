@@ -33,9 +33,11 @@ else
   if [ "${ONLY_BACKEND:-0}" = 1 ]; then select=(); else select=(-m "every_backend or embedded_only"); fi
 fi
 
+# --dist loadscope: a module's tests stay on one worker, so a server a module shares among its
+# tests starts once, not once per worker.
 echo "== compliance on $backend"
-DJANGO_SETTINGS_MODULE=compliance_site.settings "$BIN/pytest" -q -n "$WORKERS" "${select[@]}" tests/compliance tests/shared
+DJANGO_SETTINGS_MODULE=compliance_site.settings "$BIN/pytest" -q -n "$WORKERS" --dist loadscope "${select[@]}" tests/compliance tests/shared
 echo "== news on $backend"
-DJANGO_SETTINGS_MODULE=news_site.settings "$BIN/pytest" -q -n "$WORKERS" "${select[@]}" tests/news
+DJANGO_SETTINGS_MODULE=news_site.settings "$BIN/pytest" -q -n "$WORKERS" --dist loadscope "${select[@]}" tests/news
 echo "== browsers and docs on $backend"
 DJANGO_SETTINGS_MODULE=news_site.settings "$BIN/pytest" -q "${select[@]}" "${browser[@]}"

@@ -22,6 +22,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.core.cache import caches
+from django.db.backends.postgresql.operations import DatabaseOperations as PostgresOperations
 from django.db.backends.signals import connection_created
 from django.test import override_settings
 
@@ -59,6 +60,28 @@ def _own_redis_database() -> Iterator[None]:
         with override_settings(CACHES={**configured, "default": {**default, "LOCATION": location}}):
             yield
     else:
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _flush_by_delete() -> Iterator[None]:
+    """After each transactional test pytest-django empties every table with Django's flush, on
+    PostgreSQL one TRUNCATE of them all. That makes new files for each table and index (about
+    70 ms); a DELETE of the few rows a test leaves takes a tenth of it and leaves the same empty
+    tables. Django's foreign keys are checked at commit, so the order of the DELETEs does not
+    matter. A flush that resets sequences or cascades stays Django's own."""
+    truncate = PostgresOperations.sql_flush
+
+    def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
+        if reset_sequences or allow_cascade:
+            return truncate(
+                self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
+            )
+        # Table names from Django's own introspection, quoted.
+        return [f"DELETE FROM {self.quote_name(table)};" for table in tables]  # noqa: S608
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(PostgresOperations, "sql_flush", sql_flush)
         yield
 
 

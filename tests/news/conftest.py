@@ -3,49 +3,18 @@ and a few ways to make rows (plain ORM; the pipeline itself is exercised in test
 
 import itertools
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler
 
 import pytest
-from django.db.backends.postgresql.operations import DatabaseOperations as PostgresOperations
 from django.utils import timezone
 from django.utils.text import slugify
 
 from news_site.news.models import Entry, Feed, SummaryState, Tag
 from news_site.news.text import canonical_url, sha256
 from tests.localserver import LocalServer
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _flush_by_delete() -> Iterator[None]:
-    """After each transactional test pytest-django empties every table with Django's flush, on
-    PostgreSQL one TRUNCATE of them all. That makes new files for each table and index (about
-    70 ms); a DELETE of the few rows a test leaves takes a tenth of it and leaves the same empty
-    tables. Django's foreign keys are checked at commit, so the order of the DELETEs does not
-    matter. A flush that resets sequences or cascades stays Django's own."""
-    truncate = PostgresOperations.sql_flush
-
-    def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
-        if reset_sequences or allow_cascade:
-            return truncate(
-                self, style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade
-            )
-        # Table names from Django's own introspection, quoted.
-        return [f"DELETE FROM {self.quote_name(table)};" for table in tables]  # noqa: S608
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(PostgresOperations, "sql_flush", sql_flush)
-        yield
-
-
-@pytest.fixture(autouse=True)
-def _quick_password_hashes(settings) -> None:
-    """Editors' passwords are hashed with MD5 here: the default PBKDF2 costs half a second of CPU
-    per hash (every create_user and every login attempt), and no test here is about the hash.
-    Only this process: servers the tests start keep the default."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture
