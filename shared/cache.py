@@ -135,9 +135,10 @@ def incr(
         return None
 
 
-# A fixed set of locks, so that what they hold is bounded whatever the keys: a key picks one
-# (two keys sharing a lock only wait for each other's make).
-_MAKE_LOCKS = tuple(threading.Lock() for _ in range(64))
+# The values being made in this process, each with the lock its makers hold: one entry per key
+# being made at this moment, so never more than the process's threads.
+_making: dict[str, threading.Lock] = {}
+_making_guard = threading.Lock()
 
 
 def get_or_make(
@@ -146,15 +147,24 @@ def get_or_make(
     """Django's get_or_set, except that only one thread of this process makes a missing value
     and the others wait for it and read it: a value that expires under load is made once, not
     by every request arriving while it is being made (their queries and CPU make the tail of
-    the latency). `make` returns a value that is not None; its errors reach the caller."""
+    the latency). A lock per key, so that a make may itself ask for another key (a page and
+    the counts it shows). `make` returns a value that is not None; its errors reach the
+    caller."""
     value = get(key, alias=alias)
     if value is not None:
         return value
-    with _MAKE_LOCKS[hash(key) % len(_MAKE_LOCKS)]:
-        value = get(key, alias=alias)
-        if value is None:
-            value = make()
-            set(key, value, seconds, alias=alias)
+    with _making_guard:
+        lock = _making.setdefault(key, threading.Lock())
+    with lock:
+        try:
+            value = get(key, alias=alias)
+            if value is None:
+                value = make()
+                set(key, value, seconds, alias=alias)
+        finally:
+            with _making_guard:
+                if _making.get(key) is lock:
+                    del _making[key]
     return value
 
 

@@ -74,3 +74,35 @@ def test_a_make_that_fails_reaches_its_caller_and_keeps_nothing():
 def test_different_keys_are_each_made():
     made = [shared_cache.get_or_make(f"page:{n}", lambda n=n: n, 60, alias="pages") for n in (1, 2)]
     assert made == [1, 2]
+
+
+def test_a_make_may_ask_for_other_values_from_many_threads():
+    """A page's make asks for the counts it shows (another key). With locks shared between
+    keys, a page whose key fell on the counts' lock waited for itself for ever."""
+    caches["pages"].clear()
+
+    def page(n: int) -> bytes:
+        counts = shared_cache.get_or_make("counts", lambda: {"feed": n}, 60, alias="pages")
+        return f"page {n} {sorted(counts)}".encode()
+
+    answers: dict[int, bytes] = {}
+
+    def ask_for_pages(first: int) -> None:
+        for n in range(first, first + 100):
+            answers[n] = shared_cache.get_or_make(
+                f"page:{n}", lambda n=n: page(n), 60, alias="pages"
+            )
+            if n % 10 == 0:
+                caches["pages"].delete("counts")
+
+    threads = [
+        threading.Thread(target=ask_for_pages, args=(i * 50,), daemon=True) for i in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert not any(thread.is_alive() for thread in threads), "a make waited for itself"
+    assert len(answers) == 250  # four threads' overlapping ranges of pages 0-249
+    assert all(answer.startswith(b"page ") for answer in answers.values())
+    assert shared_cache._making == {}
