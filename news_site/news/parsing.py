@@ -138,9 +138,11 @@ def _ttl_seconds(raw: object) -> int | None:
 
 
 def _datetime(raw: feedparser.FeedParserDict, *, now: datetime) -> datetime | None:
-    # feedparser gives UTC struct_times whose year may be 0 or 10000 after the offset.
+    # feedparser gives UTC struct_times whose year may be 0 or 10000 after the offset. The keys
+    # are read as stored: feedparser's own `get` answers a missing updated_parsed with
+    # published_parsed (already tried) and a DeprecationWarning.
     for key in ("published_parsed", "updated_parsed"):
-        if moment := clean_datetime(raw.get(key), now=now):
+        if moment := clean_datetime(dict.get(raw, key), now=now):
             return moment
     return None
 
