@@ -9,12 +9,25 @@ from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
 from django.utils import timezone
 from django.utils.text import slugify
 
 from news_site.news.models import Entry, Feed, SummaryState, Tag
 from news_site.news.text import canonical_url, sha256
 from tests.localserver import LocalServer
+
+
+@pytest.fixture
+def editor_client(db) -> Client:
+    """Django's test client signed in as an editor (staff with every permission)."""
+    user = get_user_model().objects.create_user(
+        "redaktor", password="x-long-password", is_staff=True, is_superuser=True
+    )
+    client = Client()
+    client.force_login(user)
+    return client
 
 
 @pytest.fixture

@@ -5,9 +5,7 @@ with the content generation, and without the shared cache nothing kept is used."
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.cache import caches
-from django.test import Client
 
 from news_site.accounts import services as accounts
 from news_site.accounts.models import ApiToken, Follow
@@ -95,26 +93,16 @@ def test_is_following_is_each_callers_own_on_a_shared_page(http, make_account, m
     assert [f["is_following"] for f in anonymous] == [False]
 
 
-@pytest.fixture
-def editor(http):
-    user = get_user_model().objects.create_user(
-        "redaktor", password="x-long-password", is_staff=True, is_superuser=True
-    )
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def test_an_editors_change_shows_in_the_next_page(http, editor, make_feed, make_entry):
+def test_an_editors_change_shows_in_the_next_page(http, editor_client, make_feed, make_entry):
     entry = make_entry(make_feed(), title="Apple släpper iOS 19")
     assert _titles(http.get(ENTRIES)) == ["Apple släpper iOS 19"]
     # A change that no writer announced waits for the page to expire: the page is kept.
     Entry.objects.filter(pk=entry.pk).update(title="Oannonserad titel")
     assert _titles(http.get(ENTRIES)) == ["Apple släpper iOS 19"]
 
-    page = editor.get(f"/admin/news/entry/{entry.pk}/change/")
+    page = editor_client.get(f"/admin/news/entry/{entry.pk}/change/")
     csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)[1]
-    saved = editor.post(
+    saved = editor_client.post(
         f"/admin/news/entry/{entry.pk}/change/",
         data={
             "csrfmiddlewaretoken": csrf,
@@ -133,14 +121,16 @@ def test_an_editors_change_shows_in_the_next_page(http, editor, make_feed, make_
     assert _titles(http.get(ENTRIES)) == ["Apple släpper iOS 19.1"]
 
 
-def test_an_entry_removed_in_the_admin_leaves_the_next_page(http, editor, make_feed, make_entry):
+def test_an_entry_removed_in_the_admin_leaves_the_next_page(
+    http, editor_client, make_feed, make_entry
+):
     feed = make_feed()
     kept, removed = make_entry(feed, title="Stannar"), make_entry(feed, title="Tas bort")
     assert sorted(_titles(http.get(ENTRIES))) == ["Stannar", "Tas bort"]
 
-    page = editor.get(f"/admin/news/entry/{removed.pk}/delete/")
+    page = editor_client.get(f"/admin/news/entry/{removed.pk}/delete/")
     csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)[1]
-    deleted = editor.post(
+    deleted = editor_client.post(
         f"/admin/news/entry/{removed.pk}/delete/", data={"csrfmiddlewaretoken": csrf, "post": "yes"}
     )
 

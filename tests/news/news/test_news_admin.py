@@ -3,8 +3,6 @@
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.test import Client
 
 from news_site.news.models import GuidePageType, ProductGuide, SummaryState
 
@@ -13,13 +11,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def editor(http):
-    user = get_user_model().objects.create_user(
-        "redaktor", password="x-long-password", is_staff=True, is_superuser=True
-    )
-    client = Client()
-    client.force_login(user)
-    http.cookies.set("sessionid", client.cookies["sessionid"].value)
+def editor(http, editor_client):
+    """The in-process HTTP client with the editor's session."""
+    http.cookies.set("sessionid", editor_client.cookies["sessionid"].value)
     return http
 
 
