@@ -229,20 +229,31 @@ def _check_bounds(path: str, content: bytes) -> None:
     if not _may_exceed_bounds(content):
         return
     depth = 0
-    for event in yaml.parse(content, Loader=_Loader):
-        if isinstance(event, yaml.AliasEvent):
-            raise InvalidDocument(
-                f"{path}: YAML aliases (*{event.anchor}) are not allowed in state files"
-            )
-        if isinstance(event, _OPENING):
-            depth += 1
-            if depth > MAX_DEPTH:
+    try:
+        for event in yaml.parse(content, Loader=_Loader):
+            if isinstance(event, yaml.AliasEvent):
                 raise InvalidDocument(
-                    f"{path}: nested more than {MAX_DEPTH} levels deep (line "
-                    f"{event.start_mark.line + 1})"
+                    f"{path}: YAML aliases (*{event.anchor}) are not allowed in state files"
                 )
-        elif isinstance(event, _CLOSING):
-            depth -= 1
+            if isinstance(event, _OPENING):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise _too_deep(path, event.start_mark)
+            elif isinstance(event, _CLOSING):
+                depth -= 1
+    except yaml.MarkedYAMLError as exc:
+        # libyaml 0.2.6 and newer (PyYAML 6.0.3+ wheels) stop at 1,000 levels in the scanner,
+        # which reads ahead of the events; the file breaks the same rule, so it gets the
+        # same message whichever libyaml is installed.
+        if "nesting depth" in (exc.problem or ""):
+            raise _too_deep(path, exc.problem_mark) from exc
+        raise
+
+
+def _too_deep(path: str, mark: Any) -> InvalidDocument:
+    return InvalidDocument(
+        f"{path}: nested more than {MAX_DEPTH} levels deep (line {mark.line + 1})"
+    )
 
 
 def _may_exceed_bounds(content: bytes) -> bool:

@@ -126,6 +126,8 @@ HOSTILE_COMMITS = [
         "year 3 million", _metadata(b"m\n", b"Ada", "+0000", timestamp=99_999_999_999_999), False
     ),
     HostileCommit("path over 255 characters", _long_path, False),
+    # Past MAX_DEPTH our own walk refuses it; past 1,000 a newer libyaml refuses it first.
+    HostileCommit("YAML 40 deep", _file(nested(40)), True, "nested more than 32 levels"),
     HostileCommit("YAML 5,000 deep", _file(nested(5000)), True, "nested more than"),
     HostileCommit("YAML 100,000 deep", _file(nested(100_000)), True, "nested more than"),
     HostileCommit("YAML alias bomb", _file(ALIAS_BOMB), True, "aliases"),
