@@ -301,12 +301,31 @@ def model_loaded() -> bool:
 
 
 def web_worker_threads() -> None:
-    """Run the model on one thread in this process (a web worker): gunicorn runs a worker per
-    core, and more threads per process only contend with each other. Takes effect before the model
-    loads (vector_index.web_worker_prepare calls it first)."""
+    """Run the model and the vector scan on one thread each in this process (a web worker):
+    gunicorn runs a worker per core, and more threads per process only contend with each other.
+    OpenBLAS's threads spin while they wait for work; with two workers on two cores they made a
+    semantic search five times slower (docs/benchmarks.md, Search). Takes effect before the
+    model loads (warmup.web_worker_prepare calls it first)."""
     global _threads
     if not _LOAD_CALLS:
+        # Imported here so that numpy's OpenBLAS is loaded: threadpoolctl limits the libraries
+        # the process has loaded.
+        import numpy  # noqa: F401
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=1, user_api="blas")
         _threads = 1
+
+
+def threads_in_use() -> tuple[int, int]:
+    """The threads the model runs on in this process, and those of the BLAS numpy uses (0 when
+    none is loaded)."""
+    from threadpoolctl import threadpool_info
+
+    blas = [
+        library["num_threads"] for library in threadpool_info() if library["user_api"] == "blas"
+    ]
+    return _threads, max(blas, default=0)
 
 
 def texts_embed(texts: list[str]) -> "np.ndarray":

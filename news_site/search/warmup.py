@@ -9,6 +9,7 @@ from news_site.search.embeddings import (
     embeddings_available,
     embeddings_enabled,
     texts_embed,
+    threads_in_use,
     web_worker_threads,
 )
 
@@ -36,5 +37,10 @@ def web_worker_prepare() -> bool:
             texts_embed(["warm-up"])
             INDEX.refresh()
             _prepared.append(True)
-            logger.info("semantic search ready: model loaded, %d vectors indexed", len(INDEX))
+            logger.info(
+                "semantic search ready: model loaded, %d vectors indexed, "
+                "model on %d thread(s), BLAS on %d",
+                len(INDEX),
+                *threads_in_use(),
+            )
     return True
