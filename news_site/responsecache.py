@@ -19,7 +19,13 @@ a crawl of distinct query strings costs a fixed amount of memory. What each path
 remembered in the same bounded way.
 
 One request at a time refreshes an expired entry; meanwhile the others get the expired copy,
-which is still within the `max-age` the application gave it.
+which is still within the `max-age` the application gave it. A page with no copy yet (a
+worker's first requests, an evicted entry) is rendered by one request while the others for it
+wait and then get its copy: sixteen clients arriving at a fresh worker at once rendered an RSS
+page of 100,000 entries sixteen times, which emptied the connection pool and refused some of
+them with 503. Responses that turn out not to be kept (private, not 200, too large) are
+remembered, boundedly, so that later requests for them render at once instead of queueing
+behind each other.
 
 Why keep it next to nginx's cache (docs/operators-capacity.md has the figures): straight on
 gunicorn it serves a public page some 80 times faster than Django renders it, it spares Django
@@ -30,6 +36,7 @@ A hit says how old it is (`Age`) and lowers `max-age` by that much, so a cache i
 never keeps a page longer than the application allowed in the first place.
 """
 
+import asyncio
 import re
 import time
 from collections import OrderedDict
@@ -67,6 +74,10 @@ class PublicResponseCache:
         # responses; least recently used first, as bounded as the entries.
         self.vary: OrderedDict[tuple, tuple[bytes, ...]] = OrderedDict()
         self.refreshing: set[tuple] = set()
+        # Keys being rendered with no copy to serve meanwhile: their renders' "done" events.
+        self.first_renders: dict[tuple, asyncio.Event] = {}
+        # Keys whose last response was not kept; least recently used first, as bounded.
+        self.not_kept: OrderedDict[tuple, None] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not self._cacheable_request(scope):
@@ -79,23 +90,46 @@ class PublicResponseCache:
             scope["path"],
             scope["query_string"],
         )
-        vary = self.vary.get(base, ())
-        key = _key(base, vary, headers)
-        entry = self.entries.get(key)
-        now = time.monotonic()
-        if entry is not None:
-            age = now - entry.stored_at
-            # While one request refreshes an expired page, the others get the copy they had,
-            # still within the application's max-age, instead of all rendering it at once.
-            if age < self.seconds or (key in self.refreshing and age < entry.max_age):
-                self.entries.move_to_end(key)
-                await _replay(entry, now, send)
-                return
+        waited = False
+        while True:
+            # Looked up again after a wait: the render may have taught what the path varies on.
+            key = _key(base, self.vary.get(base, ()), headers)
+            entry = self.entries.get(key)
+            now = time.monotonic()
+            if entry is not None:
+                age = now - entry.stored_at
+                # While one request refreshes an expired page, the others get the copy they
+                # had, still within the application's max-age, instead of all rendering it.
+                if age < self.seconds or (key in self.refreshing and age < entry.max_age):
+                    self.entries.move_to_end(key)
+                    await _replay(entry, now, send)
+                    return
+            rendering = self.first_renders.get(key)
+            if waited or rendering is None or key in self.not_kept:
+                break
+            await rendering.wait()
+            waited = True
+        await self._render(key, base, headers, scope, receive, send)
+
+    async def _render(
+        self, key: tuple, base: tuple, headers: dict, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        first = key not in self.first_renders and key not in self.entries
+        if first:
+            self.first_renders[key] = asyncio.Event()
+        kept: list[bool] = []
         self.refreshing.add(key)
         try:
-            await self.app(scope, receive, self._recorder(scope, base, headers, send))
+            await self.app(scope, receive, self._recorder(base, headers, send, kept))
         finally:
             self.refreshing.discard(key)
+            if first:
+                self.first_renders.pop(key).set()
+            if not kept:
+                self.not_kept[key] = None
+                self.not_kept.move_to_end(key)
+                while len(self.not_kept) > MAX_ENTRIES:
+                    self.not_kept.popitem(last=False)
 
     def _cacheable_request(self, scope: Scope) -> bool:
         return (
@@ -105,7 +139,8 @@ class PublicResponseCache:
             and not any(name in _BYPASS for name, _value in scope["headers"])
         )
 
-    def _recorder(self, scope: Scope, base: tuple, request_headers: dict, send: Send) -> Send:
+    def _recorder(self, base: tuple, request_headers: dict, send: Send, kept: list[bool]) -> Send:
+        """`send`, keeping the response when it may be kept (and then appending to `kept`)."""
         start: Message = {}
         chunks: list[bytes] = []
         size = 0
@@ -118,17 +153,19 @@ class PublicResponseCache:
                 # A body past MAX_BODY is never kept, so its chunks are not held either.
                 chunks.append(message.get("body", b""))
                 size += len(chunks[-1])
-                if size <= MAX_BODY and not message.get("more_body", False):
-                    self._store(base, request_headers, start, b"".join(chunks))
+                complete = size <= MAX_BODY and not message.get("more_body", False)
+                if complete and self._store(base, request_headers, start, b"".join(chunks)):
+                    kept.append(True)
             await send(message)
 
         return record
 
-    def _store(self, base: tuple, request_headers: dict, start: Message, body: bytes) -> None:
+    def _store(self, base: tuple, request_headers: dict, start: Message, body: bytes) -> bool:
+        """Keep the response if it may be kept; whether it was."""
         headers = start.get("headers", [])
         max_age = _storable_max_age(start.get("status", 0), headers, len(body))
         if max_age is None:
-            return
+            return False
         vary = tuple(
             sorted(
                 name.strip().lower().encode()
@@ -138,13 +175,14 @@ class PublicResponseCache:
             )
         )
         if b"*" in vary:
-            return
+            return False
         size = len(body) + sum(len(n) + len(v) for n, v in headers) + _ENTRY_OVERHEAD
         if size > self.max_bytes:
-            return
+            return False
         self.vary[base] = vary
         self.vary.move_to_end(base)
         key = _key(base, vary, request_headers)
+        self.not_kept.pop(key, None)
         old = self.entries.pop(key, None)
         if old is not None:
             self.size_bytes -= old.size
@@ -157,6 +195,7 @@ class PublicResponseCache:
             self.size_bytes -= evicted.size
         while len(self.vary) > MAX_ENTRIES:
             self.vary.popitem(last=False)
+        return True
 
 
 def _request_headers(scope: Scope) -> dict[bytes, bytes]:

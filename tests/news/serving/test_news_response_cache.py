@@ -1,10 +1,13 @@
 """The per-process cache of public responses, on gunicorn with uvicorn workers as deployed."""
 
+import asyncio
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+from django.db import connection, transaction
 
 from news_site.news.models import Feed
 from tests.conftest import Gunicorn, news_served
@@ -102,3 +105,25 @@ def test_errors_and_private_pages_are_never_kept(served):
         assert missing.status_code == 404
         assert "age" not in missing.headers
         assert "age" not in admin.headers
+
+
+def test_a_page_with_no_copy_yet_is_rendered_once_for_requests_arriving_together(served):
+    """Sixteen clients at a page the worker has no copy of: one renders it, the others wait for
+    its copy. The render is held on a table lock until all of them have arrived."""
+    server, feed, _first = served
+    url = feed_page(server, feed)
+
+    async def sixteen_at_once() -> list[httpx.Response]:
+        async with httpx.AsyncClient(timeout=30) as client:
+            return await asyncio.gather(*(client.get(url) for _ in range(16)))
+
+    with ThreadPoolExecutor(1) as pool:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("LOCK TABLE news_feed IN ACCESS EXCLUSIVE MODE")
+            answers = pool.submit(asyncio.run, sixteen_at_once())
+            time.sleep(1)
+        responses = answers.result()
+
+    assert [response.status_code for response in responses] == [200] * 16
+    assert sum("age" not in response.headers for response in responses) == 1
+    assert len({response.text for response in responses}) == 1
