@@ -28,10 +28,15 @@ from django.conf import settings  # noqa: E402
 from news_site.api.errors import error_body  # noqa: E402
 from news_site.mcp.asgi import mcp_application  # noqa: E402
 from news_site.responsecache import PublicResponseCache  # noqa: E402
+from shared.chunked import ChunkedBodyLength  # noqa: E402
 from shared.concurrency import BUSY_MESSAGE, ConcurrencyLimit, Refusal  # noqa: E402
 from shared.observability import ObservedASGI  # noqa: E402
 
-django_application = WSGIMiddleware(django_wsgi, workers=settings.NEWS_WEB_THREADS)
+# WSGI Django reads a body by its Content-Length: a chunked one gets its length first.
+django_application = ChunkedBodyLength(
+    WSGIMiddleware(django_wsgi, workers=settings.NEWS_WEB_THREADS),
+    max_bytes=settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
+)
 
 # A busy /api/v1 answers in its own envelope; the other surfaces in plain text, as their
 # database-outage 503 does.
