@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import yaml
@@ -43,7 +44,10 @@ def build_repository(path: Path, commits: int, seed: int = 7) -> None:
     subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True)
     stream = []
     mark = 0
-    clock = 1_700_000_000
+    # The history starts the day after the newest verification in the data: reindex refuses a
+    # record verified after its commit's date.
+    newest = max(state["last_verified_at"] for state in states.values())
+    clock = int(datetime.combine(newest + timedelta(days=1), datetime.min.time(), UTC).timestamp())
 
     def blob(data: dict) -> int:
         nonlocal mark
