@@ -304,8 +304,8 @@ def web_worker_threads() -> None:
     """Run the model and the vector scan on one thread each in this process (a web worker):
     gunicorn runs a worker per core, and more threads per process only contend with each other.
     OpenBLAS's threads spin while they wait for work; with two workers on two cores they made a
-    semantic search five times slower (docs/benchmarks.md, Search). Takes effect before the
-    model loads (warmup.web_worker_prepare calls it first)."""
+    semantic search five times slower (docs/benchmarks.md, "Semantic search and BLAS threads").
+    Takes effect before the model loads (warmup.web_worker_prepare calls it first)."""
     global _threads
     if not _LOAD_CALLS:
         # Imported here so that numpy's OpenBLAS is loaded: threadpoolctl limits the libraries
