@@ -79,9 +79,8 @@ def gunicorn(port: int, *, deployed: bool, extra_env: dict[str, str]) -> subproc
     """2 workers: as deployed (deploy/gunicorn/news.py: uvicorn workers that load the model and
     the vectors before they serve, each running them on one thread), or plain sync workers,
     whose Django answers every request itself (no per-process response cache in front)."""
-    command = (
-        ["-c", "deploy/gunicorn/news.py"] if deployed else ["news_site.wsgi", "--workers", "2"]
-    )
+    # gunicorn reads its number of workers from WEB_CONCURRENCY.
+    command = ["-c", "deploy/gunicorn/news.py"] if deployed else ["news_site.wsgi"]
     return subprocess.Popen(
         [sys.executable, "-m", "gunicorn", *command, "--bind", f"127.0.0.1:{port}"],
         cwd=REPO_ROOT,

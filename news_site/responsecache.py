@@ -90,26 +90,33 @@ class PublicResponseCache:
             scope["path"],
             scope["query_string"],
         )
-        waited = False
-        while True:
-            # Looked up again after a wait: the render may have taught what the path varies on.
-            key = _key(base, self.vary.get(base, ()), headers)
-            entry = self.entries.get(key)
-            now = time.monotonic()
-            if entry is not None:
-                age = now - entry.stored_at
-                # While one request refreshes an expired page, the others get the copy they
-                # had, still within the application's max-age, instead of all rendering it.
-                if age < self.seconds or (key in self.refreshing and age < entry.max_age):
-                    self.entries.move_to_end(key)
-                    await _replay(entry, now, send)
-                    return
-            rendering = self.first_renders.get(key)
-            if waited or rendering is None or key in self.not_kept:
-                break
+        key, served = await self._serve_copy(base, headers, send)
+        if served:
+            return
+        rendering = self.first_renders.get(key)
+        if rendering is not None and key not in self.not_kept:
             await rendering.wait()
-            waited = True
+            # Looked up again: the render may have taught what the path varies on.
+            key, served = await self._serve_copy(base, headers, send)
+            if served:
+                return
         await self._render(key, base, headers, scope, receive, send)
+
+    async def _serve_copy(self, base: tuple, headers: dict, send: Send) -> tuple[tuple, bool]:
+        """The request's key, and whether a kept copy answered it."""
+        key = _key(base, self.vary.get(base, ()), headers)
+        entry = self.entries.get(key)
+        if entry is None:
+            return key, False
+        now = time.monotonic()
+        age = now - entry.stored_at
+        # While one request refreshes an expired page, the others get the copy they had, still
+        # within the application's max-age, instead of all rendering it at once.
+        if age < self.seconds or (key in self.refreshing and age < entry.max_age):
+            self.entries.move_to_end(key)
+            await _replay(entry, now, send)
+            return key, True
+        return key, False
 
     async def _render(
         self, key: tuple, base: tuple, headers: dict, scope: Scope, receive: Receive, send: Send
