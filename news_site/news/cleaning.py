@@ -1,9 +1,9 @@
 """The one cleaning step for everything that comes from outside (feeds, pages, chapters,
 transcripts), applied before anything is stored.
 
-- Text: characters the database or XML cannot hold are removed (NUL, C0/C1 controls except
-  tab and newline, noncharacters such as U+FFFE, lone surrogates), and each field is cut to its
-  column's length.
+- Text: characters the database or XML cannot hold are removed (the rule of
+  `shared.untrusted_text`: NUL, C0/C1 controls except tab and newline, noncharacters such as
+  U+FFFE, lone surrogates), and each field is cut to its column's length.
 - Numbers: finite and within range, or dropped (None).
 - Dates: aware, within a plausible window, or dropped (None).
 - URLs: resolved against the document's own URL, normalised with `iri_to_uri`, and only
@@ -11,25 +11,16 @@ transcripts), applied before anything is stored.
 """
 
 import math
-import re
 import time
 from datetime import UTC, datetime
 from urllib.parse import urljoin, urlsplit
 
 from django.utils.encoding import iri_to_uri
 
+from shared.untrusted_text import without_unstorable
+
 URL_MAX_LENGTH = 2000
 
-# C0 controls but tab, newline (and carriage return, folded by callers that want one line),
-# DEL and the C1 block; noncharacters (U+FDD0-U+FDEF, U+xFFFE/U+xFFFF in every plane); lone
-# surrogates (only reachable through surrogateescape/surrogatepass decoding, never valid text).
-_UNSAFE = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufdd0-\ufdef\ud800-\udfff"
-    + "".join(
-        f"{chr(plane * 0x10000 + 0xFFFE)}{chr(plane * 0x10000 + 0xFFFF)}" for plane in range(17)
-    )
-    + "]"
-)
 # Plausible publication dates: nothing before the web, nothing far in the future.
 _EARLIEST = datetime(1990, 1, 1, tzinfo=UTC)
 _LATEST_AHEAD_DAYS = 366
@@ -37,7 +28,7 @@ _LATEST_AHEAD_DAYS = 366
 
 def clean_text(value: object, *, max_length: int | None = None) -> str:
     """`value` as text the database and XML can hold, cut to `max_length` characters."""
-    text = _UNSAFE.sub("", value if isinstance(value, str) else str(value or ""))
+    text = without_unstorable(value if isinstance(value, str) else str(value or ""))
     return text[:max_length] if max_length is not None else text
 
 
