@@ -56,6 +56,10 @@ SILENCED_SYSTEM_CHECKS = silenced_checks(uses_redis=bool(env_str("REDIS_URL")))
 # --- Security (shared/security.py, README "Security") ----------------------------------------
 # Secure by default; plain-loopback deployments turn SECURE_SSL_REDIRECT off.
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
+# Browsers keep cookies per host, not per port: with the two services on one host, shared
+# names would let one admin's login replace the other's session and CSRF token.
+SESSION_COOKIE_NAME = "compliance_sessionid"
+CSRF_COOKIE_NAME = "compliance_csrftoken"
 SESSION_COOKIE_SECURE = SECURE_SSL_REDIRECT
 CSRF_COOKIE_SECURE = SECURE_SSL_REDIRECT
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", HSTS_SECONDS if SECURE_SSL_REDIRECT else 0)

@@ -4,6 +4,7 @@ references rendering, operator commands reading .env."""
 
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -70,6 +71,34 @@ def test_a_compliance_admin_creates_a_key_and_uses_it(quickstart: QuickStart, pa
     assert answer.json()["data"]["abbreviation"] == "TX"
     assert answer.headers["X-RateLimit-Limit"] == "120"
     page.screenshot(path=str(SHOTS / "quickstart-compliance-admin.png"))
+
+
+def test_an_editor_works_in_both_admins_in_two_tabs_at_once(quickstart: QuickStart, page) -> None:
+    """Browsers keep cookies per host, not per port: with one cookie name for both services,
+    logging into the compliance admin replaced the news session and CSRF token, and the news
+    form left open failed with a CSRF page."""
+    username = quickstart.setting("DEMO_ADMIN_USERNAME")
+    password = quickstart.setting("DEMO_ADMIN_PASSWORD")
+    news_tab = page
+    admin_login(news_tab, quickstart.news, username, password)
+    news_tab.goto(f"{quickstart.news}/admin/news/tag/add/")
+    compliance_tab = news_tab.context.new_page()
+    admin_login(compliance_tab, quickstart.compliance, username, password)
+    compliance_tab.goto(f"{quickstart.compliance}/admin/access/apikey/add/")
+    compliance_tab.fill("#id_name", "two tabs")
+    compliance_tab.click("input[name=_save]")
+    compliance_tab.wait_for_load_state()
+    assert compliance_tab.locator(".messagelist .success, .messagelist .warning").count()
+    # The news form was opened before the compliance login; it still saves.
+    news_tab.fill("#id_name", "Två flikar")
+    news_tab.fill("#id_slug", "tva-flikar")
+    news_tab.click("input[name=_save]")
+    news_tab.wait_for_load_state()
+    assert urlsplit(news_tab.url).path == "/admin/news/tag/", news_tab.inner_text("body")[:500]
+    assert news_tab.get_by_text("Två flikar").count()
+    # And the compliance session is still there too.
+    compliance_tab.goto(f"{quickstart.compliance}/admin/")
+    assert urlsplit(compliance_tab.url).path == "/admin/"
 
 
 def test_a_mobile_developer_reads_the_login_code_locally(quickstart: QuickStart) -> None:

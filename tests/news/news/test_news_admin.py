@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from django.conf import settings
 
 from news_site.news.models import GuidePageType, ProductGuide, SummaryState
 
@@ -13,7 +14,8 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def editor(http, editor_client):
     """The in-process HTTP client with the editor's session."""
-    http.cookies.set("sessionid", editor_client.cookies["sessionid"].value)
+    name = settings.SESSION_COOKIE_NAME
+    http.cookies.set(name, editor_client.cookies[name].value)
     return http
 
 
