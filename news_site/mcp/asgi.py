@@ -6,7 +6,8 @@ In front of the tool server sit the checks every request to `/mcp` passes: the b
 (at most DATA_UPLOAD_MAX_MEMORY_SIZE, else 413) and the request counted first, so every request
 counts: a `tools/call` against MCP_RATE_LIMIT, anything else (initialize, notifications,
 tools/list, pings, other methods) against the generous MCP_PROTOCOL_RATE_LIMIT, since a client
-such as the MCP Inspector sends several of those for each tool call. Then `GET` and other
+such as the MCP Inspector sends several of those for each tool call; over either, the 429's body
+is a JSON-RPC error carrying `retry_after`. Then `GET` and other
 methods are answered 405, and `Host` and `Origin` are checked against ALLOWED_HOSTS (DNS
 rebinding).
 """
@@ -24,7 +25,7 @@ from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpResponse
 from django.http.request import validate_host
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from news_site.mcp.tools import BASE_URL_SCOPE_KEY, server
@@ -89,7 +90,7 @@ def admit(scope: Scope, body: bytes, too_large: bool) -> Admission:
         cost=max(1, len(calls)),
     )
     if usage is not None and usage.exceeded:
-        return Admission(usage, PlainTextResponse("Too Many Requests", status_code=429))
+        return Admission(usage, _rate_limited(messages, usage))
     if request.method != "POST":
         # Stateless: no event stream to open with GET and no session to end with DELETE.
         return Admission(
@@ -106,6 +107,24 @@ def admit(scope: Scope, body: bytes, too_large: bool) -> Admission:
     if origin is not None and not _origin_allowed(origin):
         return Admission(usage, PlainTextResponse("Invalid Origin header", status_code=403))
     return Admission(usage, None, base_url=request.build_absolute_uri("/").rstrip("/"))
+
+
+# JSON-RPC's range for server-defined errors; the official SDK client surfaces a JSON-RPC error
+# carried by a non-2xx answer as that error (with its data), where a plain-text 429 became a
+# generic "internal error" with nothing to wait for.
+RATE_LIMITED_CODE = -32029
+
+
+def _rate_limited(messages: list[dict[str, Any]], usage: Usage) -> Response:
+    """The contract's 429, its body a JSON-RPC error whose data says when to come back."""
+    ids = [message["id"] for message in messages if "id" in message]
+    error = {
+        "code": RATE_LIMITED_CODE,
+        "message": f"Rate limit exceeded: retry in {usage.reset_in} s.",
+        "data": {"retry_after": usage.reset_in, "limit": usage.limit},
+    }
+    body = {"jsonrpc": "2.0", "id": ids[0] if len(ids) == 1 else None, "error": error}
+    return JSONResponse(body, status_code=429)
 
 
 async def _read_body(receive: Receive, limit: int | None) -> tuple[bytes, bool]:

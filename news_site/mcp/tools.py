@@ -6,6 +6,8 @@ every database read runs in a worker thread so the event loop keeps serving othe
 A repeated call within NEWS_RESPONSE_CACHE_SECONDS is answered from memory (`answers.py`).
 """
 
+import inspect
+import json
 import logging
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal, TypeVar
@@ -13,7 +15,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import AfterValidator, Field
@@ -22,6 +24,7 @@ from news_site.agents import documents
 from news_site.agents.escaping import markdown_link, markdown_text
 from news_site.mcp import shapes
 from news_site.mcp.answers import kept_answer
+from news_site.mcp.server import ToolServer, package_version
 from news_site.news import selectors
 from news_site.news.converters import MAX_ID
 from news_site.news.models import Entry, GuidePageType, Story
@@ -53,9 +56,10 @@ def _no_nul(value: str) -> str:
 NoNul = AfterValidator(_no_nul)
 _READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 
-server = MCPServer(
+server = ToolServer(
     "news",
     title="Nyhetstjänsten",
+    version=package_version(),
     instructions=(
         "Swedish summaries of news about Apple and its products, with product guides and the "
         "service's podcast. Answers hold metadata and summaries, never an article's text. "
@@ -64,6 +68,18 @@ server = MCPServer(
 )
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _tool(title: str) -> Callable[[F], F]:
+    """Register a read-only tool with a title for people (the MCP Inspector and clients list
+    it) and its docstring without the source's indentation as its description."""
+
+    def register(fn: F) -> F:
+        description = inspect.cleandoc(fn.__doc__ or "")
+        return server.tool(title=title, description=description, annotations=_READ_ONLY)(fn)
+
+    return register
 
 
 async def _read(fn: Callable[[], T]) -> T:
@@ -95,7 +111,13 @@ _kept = kept_answer(_base_url)
 
 
 def _answer(text: str, data: Mapping[str, Any]) -> CallToolResult:
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+    # The readable markdown first; then, as the protocol asks of a tool with structured
+    # content, the same data serialised as JSON for clients that read only text.
+    serialised = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(
+        content=[TextContent(type="text", text=text), TextContent(type="text", text=serialised)],
+        structured_content=data,
+    )
 
 
 def _entries_answer(
@@ -109,7 +131,7 @@ def _entries_answer(
     return text or empty, items
 
 
-@server.tool(annotations=_READ_ONLY)
+@_tool("Latest news")
 @_kept
 async def latest_news(
     ctx: Context,
@@ -132,7 +154,7 @@ async def latest_news(
     return _answer(text, {"entries": items})
 
 
-@server.tool(annotations=_READ_ONLY)
+@_tool("Most read news")
 @_kept
 async def popular_news(
     ctx: Context, limit: Limit = 10
@@ -143,7 +165,7 @@ async def popular_news(
     return _answer(text, {"entries": items})
 
 
-@server.tool(annotations=_READ_ONLY)
+@_tool("Search news")
 @_kept
 async def search_news(
     ctx: Context,
@@ -162,7 +184,7 @@ async def search_news(
     return _answer(text, {"query": query, "mode": mode, "entries": items})
 
 
-@server.tool(annotations=_READ_ONLY)
+@_tool("News entry")
 @_kept
 async def get_entry(ctx: Context, entry_id: Id) -> Annotated[CallToolResult, shapes.EntryItem]:
     """One news entry by id: metadata, Swedish summary, tags, source credit and links."""
@@ -176,7 +198,7 @@ async def get_entry(ctx: Context, entry_id: Id) -> Annotated[CallToolResult, sha
     )
 
 
-@server.tool(annotations=_READ_ONLY)
+@_tool("News sources")
 @_kept
 async def list_feeds() -> Annotated[CallToolResult, shapes.FeedList]:
     """The news sources the service follows, by name (`id` is latest_news' `feed_id`)."""
@@ -185,7 +207,7 @@ async def list_feeds() -> Annotated[CallToolResult, shapes.FeedList]:
     return _answer(text or "No sources.", {"feeds": [shapes.feed_item(feed) for feed in feeds]})
 
 
-@server.tool(annotations=_READ_ONLY)
+@_tool("Tags")
 @_kept
 async def list_tags() -> Annotated[CallToolResult, shapes.TagList]:
     """The tags entries carry, by name (`id` is latest_news' `tag_id`)."""
@@ -194,7 +216,7 @@ async def list_tags() -> Annotated[CallToolResult, shapes.TagList]:
     return _answer(text or "No tags.", {"tags": [shapes.tag_item(tag) for tag in tags]})
 
 
-@server.tool(annotations=_READ_ONLY)
+@_tool("Running stories")
 @_kept
 async def latest_stories(limit: Limit = 10) -> Annotated[CallToolResult, shapes.StoryList]:
     """Running stories (one event covered by several sources), most recently updated first;
@@ -211,7 +233,7 @@ async def latest_stories(limit: Limit = 10) -> Annotated[CallToolResult, shapes.
     )
 
 
-@server.tool(annotations=_READ_ONLY)
+@_tool("Story")
 @_kept
 async def get_story(ctx: Context, story_id: Id) -> Annotated[CallToolResult, shapes.StoryDetail]:
     """One running story by id: its lead and text, and its entries with credits and links."""
@@ -230,7 +252,7 @@ async def get_story(ctx: Context, story_id: Id) -> Annotated[CallToolResult, sha
     )
 
 
-@server.tool(annotations=_READ_ONLY)
+@_tool("Podcast episodes")
 @_kept
 async def list_podd_episodes(limit: Limit = 10) -> Annotated[CallToolResult, shapes.EpisodeList]:
     """The service's own podcast episodes, newest first (get_podd_episode has the notes)."""
@@ -246,7 +268,7 @@ async def list_podd_episodes(limit: Limit = 10) -> Annotated[CallToolResult, sha
     )
 
 
-@server.tool(annotations=_READ_ONLY)
+@_tool("Podcast episode")
 @_kept
 async def get_podd_episode(
     episode_id: Annotated[str, Field(min_length=1, max_length=200), NoNul],
@@ -258,7 +280,7 @@ async def get_podd_episode(
     return _answer(documents.episode_markdown(episode), shapes.episode_detail(episode))
 
 
-@server.tool(annotations=_READ_ONLY)
+@_tool("Product guides")
 @_kept
 async def list_product_guides(
     ctx: Context, page_type: PageType | None = None
@@ -278,7 +300,7 @@ async def list_product_guides(
     )
 
 
-@server.tool(annotations=_READ_ONLY)
+@_tool("Product guide")
 @_kept
 async def get_product_guide(
     ctx: Context, slug: Annotated[str, Field(min_length=1, max_length=100), NoNul]

@@ -3,6 +3,7 @@
 each markdown document's front matter valid YAML. The tools are listed from the server itself,
 so a new tool is covered without editing this test."""
 
+import json
 import re
 
 import pytest
@@ -128,6 +129,9 @@ def test_every_mcp_tool_answers_safely_after_hostile_feeds(
     assert len(tools) >= 12
     for tool in tools:
         result = mcp_server.call(tool.name, _arguments(tool.name, tool.input_schema))
-        text = "".join(part.text for part in result.content)
+        # The markdown first; the last block is the structured content serialised as JSON,
+        # whose strings are data (checked with the structured content below).
+        text = result.content[0].text
         assert not result.is_error, (tool.name, text)
+        assert json.loads(result.content[-1].text) == result.structured_content
         _assert_answer_safe(tool.name, text, result.structured_content)

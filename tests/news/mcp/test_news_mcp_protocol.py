@@ -11,8 +11,10 @@ import time
 import httpx
 import pytest
 from django.conf import settings as django_settings
-from mcp import Client
+from mcp import Client, MCPError
 
+from news_site.mcp.asgi import RATE_LIMITED_CODE
+from news_site.mcp.server import package_version
 from tests.conftest import REPO_ROOT, database_url_for_subprocess, free_port
 
 TOOLS = {
@@ -123,9 +125,58 @@ def test_thirty_tool_calls_a_minute_through_the_sdk_client_succeed_and_the_31st_
     refused = call_tool(mcp_server.url)
     assert refused.status_code == 429
     assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert refused.headers["Content-Type"] == "application/json"
+    assert refused.json()["id"] == 2
+    assert refused.json()["error"]["data"]["retry_after"] == int(refused.headers["Retry-After"])
     assert refused.headers["RateLimit-Policy"] == '"mcp";q=30;w=60'
     # The protocol's other requests have their own budget: a new session still starts.
     assert post_initialize(mcp_server.url).status_code == 200
+
+
+def test_the_sdk_client_sees_the_rate_limit_as_an_error_saying_when_to_retry(mcp_server, settings):
+    settings.MCP_RATE_LIMIT = "1/m"
+
+    async def two_calls(client: Client) -> MCPError:
+        await client.call_tool("list_feeds", {})
+        with pytest.raises(MCPError) as refused:
+            await client.call_tool("list_feeds", {})
+        return refused.value
+
+    error = mcp_server.session(two_calls)
+    assert error.error.code == RATE_LIMITED_CODE
+    assert "Rate limit exceeded" in error.error.message
+    assert 1 <= error.error.data["retry_after"] <= 60
+
+
+def test_the_server_names_its_version_and_titles_its_tools(mcp_server):
+    async def work(client: Client):
+        return client.server_info, (await client.list_tools()).tools
+
+    info, tools = mcp_server.session(work)
+    assert info.version == package_version() and info.version not in ("", "0+unknown")
+    for tool in tools:
+        assert tool.title and tool.title[0].isupper(), tool.name
+        # Descriptions read as text, without the source's indentation.
+        assert "\n    " not in tool.description, tool.name
+        assert tool.input_schema["additionalProperties"] is False
+
+
+def test_an_unknown_argument_is_refused_by_name(mcp_server):
+    result = mcp_server.call("latest_news", {"limt": 5})
+    assert result.is_error
+    text = result.content[0].text
+    assert "Unknown argument(s) for latest_news: limt" in text
+    assert "limit" in text
+
+
+def test_invalid_arguments_are_reported_in_one_readable_line(mcp_server):
+    result = mcp_server.call("latest_news", {"limit": 99})
+    assert result.is_error
+    text = result.content[0].text
+    assert (
+        text
+        == "Invalid arguments for latest_news: limit: Input should be less than or equal to 50."
+    )
 
 
 def test_other_protocol_requests_have_their_own_budget(mcp_server, settings):
@@ -139,6 +190,9 @@ def test_other_protocol_requests_have_their_own_budget(mcp_server, settings):
     refused = post_initialize(mcp_server.url)
     assert refused.status_code == 429
     assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert refused.headers["Content-Type"] == "application/json"
+    assert refused.json()["id"] == INITIALIZE["id"]
+    assert refused.json()["error"]["data"]["retry_after"] == int(refused.headers["Retry-After"])
     # Other methods count there too; tool calls still have theirs.
     assert httpx.get(mcp_server.url, timeout=10).status_code == 429
     assert [call_tool(mcp_server.url).status_code for _ in range(3)] == [200, 200, 429]

@@ -1,6 +1,7 @@
 """Each of the twelve tools over real HTTP with the SDK's client: good arguments answer with
 the markdown surfaces' content cut (text and structured content), bad ones with a tool error."""
 
+import json
 from datetime import date
 
 import pytest
@@ -41,7 +42,17 @@ def frontmatter(text: str) -> dict:
 
 
 def text_of(result) -> str:
-    return "\n".join(block.text for block in result.content)
+    """The readable answer: the first text block (a successful answer's last block is the
+    structured content as JSON)."""
+    return result.content[0].text
+
+
+def test_every_answer_carries_its_structured_content_as_json_text_too(mcp_server, news):
+    for name, arguments in [("latest_news", {}), ("list_feeds", {}), ("latest_stories", {})]:
+        result = mcp_server.call(name, arguments)
+        assert not result.is_error, text_of(result)
+        assert len(result.content) == 2
+        assert json.loads(result.content[-1].text) == result.structured_content
 
 
 def assert_tool_error(result, needle: str) -> None:
