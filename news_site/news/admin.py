@@ -1,15 +1,19 @@
 """The editors' admin: sources with their health, entries and their summaries, guides."""
 
 import markdown
+from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path
 from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from news_site.news import services
+from news_site.news import opml, services
 from news_site.news.models import (
     Entry,
     Feed,
@@ -38,6 +42,10 @@ class NewsAdmin(admin.ModelAdmin):
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
         super().delete_queryset(request, queryset)
         services.content_changed()
+
+
+class OpmlUploadForm(forms.Form):
+    file = forms.FileField(label="OPML-fil")
 
 
 @admin.register(Feed)
@@ -93,6 +101,48 @@ class FeedAdmin(NewsAdmin):
         ),
     )
     actions = ("check_now",)
+
+    def get_urls(self) -> list[URLPattern]:
+        own = [
+            path(
+                "import-opml/",
+                self.admin_site.admin_view(self.import_opml_view),
+                name="news_feed_import_opml",
+            ),
+            path(
+                "export-opml/",
+                self.admin_site.admin_view(self.export_opml_view),
+                name="news_feed_export_opml",
+            ),
+        ]
+        return own + super().get_urls()
+
+    def import_opml_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        report = None
+        form = OpmlUploadForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                report = opml.opml_import(data=form.cleaned_data["file"].read())
+            except opml.OpmlError as exc:
+                form.add_error("file", f"Filen kunde inte läsas som OPML ({exc}).")
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Importera källor från OPML",
+            "form": form,
+            "report": report,
+        }
+        return TemplateResponse(request, "admin/news/feed/import_opml.html", context)
+
+    def export_opml_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        document = opml.opml_export(feeds=opml.exported_feeds(), now=timezone.now())
+        response = HttpResponse(document, content_type="text/x-opml; charset=utf-8")
+        response["Content-Disposition"] = 'attachment; filename="kallor.opml"'
+        return response
 
     @admin.action(description="Hämta vid nästa körning (och återuppta pausade)")
     def check_now(self, request: HttpRequest, queryset: QuerySet[Feed]) -> None:
