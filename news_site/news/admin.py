@@ -1,10 +1,13 @@
 """The editors' admin: sources with their health, entries and their summaries, guides."""
 
+import functools
+from typing import Any
+
 import markdown
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db import models
+from django.db import models, transaction
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
@@ -13,15 +16,18 @@ from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from news_site.news import opml, services
+from news_site.news import discovery, opml, services
+from news_site.news.discovery import DiscoveryProblem
 from news_site.news.models import (
     Entry,
     Feed,
+    FeedKind,
     ProductGuide,
     Story,
     SummaryState,
     Tag,
 )
+from news_site.news.tasks import feed_fetch_task
 
 _SUMMARY_FIELDS = ("summary_original", "summary_translated")
 
@@ -42,6 +48,63 @@ class NewsAdmin(admin.ModelAdmin):
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
         super().delete_queryset(request, queryset)
         services.content_changed()
+
+
+_DISCOVERY_MESSAGES = {
+    DiscoveryProblem.INVALID_URL: "Adressen är inte en fullständig http(s)-adress.",
+    DiscoveryProblem.BLOCKED_ADDRESS: (
+        "Adressen leder till ett lokalt eller privat nät ({detail}). Tjänsten hämtar bara från "
+        "publika adresser; driftansvarig kan tillåta privata nät med inställningen "
+        "FETCH_ALLOW_PRIVATE_NETWORKS."
+    ),
+    DiscoveryProblem.UNREACHABLE: (
+        "Adressen gick inte att nå ({detail}). Kontrollera den och försök igen."
+    ),
+    DiscoveryProblem.HTTP_ERROR: "Webbplatsen svarade med ett fel ({detail}).",
+    DiscoveryProblem.NO_FEED: (
+        "Ingen RSS- eller Atom-källa hittades: adressen är varken ett flöde eller en sida som "
+        "länkar till ett. Klistra in flödets egen adress."
+    ),
+}
+
+
+class FeedAddForm(forms.ModelForm):
+    """Adding a source takes an address alone, the feed's or any page of the site: the feed,
+    its title and its site are found from it (news.discovery)."""
+
+    url = forms.CharField(
+        label="Adress",
+        max_length=2000,
+        help_text="Flödets adress eller webbplatsens, t.ex. https://www.macrumors.com/.",
+    )
+
+    class Meta:
+        model = Feed
+        fields = ("url", "language", "kind")
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        address = (cleaned.get("url") or "").strip()
+        if address and "://" not in address:
+            address = f"https://{address}"
+        if not address:
+            return cleaned
+        try:
+            found = discovery.feed_discover(url=address)
+        except discovery.DiscoveryError as exc:
+            message = _DISCOVERY_MESSAGES[exc.problem].format(detail=exc.detail)
+            raise forms.ValidationError({"url": message}) from exc
+        cleaned["url"] = found.url
+        self.instance.title = found.title or found.url
+        self.instance.site_url = found.site_url
+        return cleaned
+
+
+def _fetch_soon(feeds: list[Feed]) -> None:
+    # After the commit: the worker must find the row the editor just saved.
+    for feed in feeds:
+        if feed.kind == FeedKind.ARTICLES:
+            transaction.on_commit(functools.partial(feed_fetch_task.enqueue, feed.pk))
 
 
 class OpmlUploadForm(forms.Form):
@@ -100,7 +163,28 @@ class FeedAdmin(NewsAdmin):
             {"classes": ("collapse",), "fields": ("etag", "last_modified", "body_hash")},
         ),
     )
-    actions = ("check_now",)
+    actions = ("fetch_now",)
+
+    def get_form(self, request: HttpRequest, obj: Feed | None = None, **kwargs: Any) -> Any:
+        if obj is None:
+            kwargs["form"] = FeedAddForm
+        return super().get_form(request, obj, **kwargs)
+
+    def get_fieldsets(self, request: HttpRequest, obj: Feed | None = None) -> Any:
+        if obj is None:
+            return ((None, {"fields": FeedAddForm.Meta.fields}),)
+        return super().get_fieldsets(request, obj)
+
+    def save_model(self, request: HttpRequest, obj: Feed, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if not change:
+            _fetch_soon([obj])
+            self.message_user(
+                request,
+                f"Källan ”{obj.title}” hittades ({obj.url}) och hämtas nu; "
+                "ladda om sidan om en stund för att se utfallet.",
+                messages.SUCCESS,
+            )
 
     def get_urls(self) -> list[URLPattern]:
         own = [
@@ -144,10 +228,16 @@ class FeedAdmin(NewsAdmin):
         response["Content-Disposition"] = 'attachment; filename="kallor.opml"'
         return response
 
-    @admin.action(description="Hämta vid nästa körning (och återuppta pausade)")
-    def check_now(self, request: HttpRequest, queryset: QuerySet[Feed]) -> None:
-        count = queryset.update(next_check_at=timezone.now(), paused_at=None)
-        self.message_user(request, f"{count} källor hämtas vid nästa körning.", messages.SUCCESS)
+    @admin.action(description="Hämta nu (och återuppta pausade)")
+    def fetch_now(self, request: HttpRequest, queryset: QuerySet[Feed]) -> None:
+        feeds = list(queryset)
+        queryset.update(next_check_at=timezone.now(), paused_at=None)
+        _fetch_soon(feeds)
+        self.message_user(
+            request,
+            f"{len(feeds)} källor hämtas nu av bakgrundsarbetaren (podden vid nästa körning).",
+            messages.SUCCESS,
+        )
 
 
 @admin.register(Tag)

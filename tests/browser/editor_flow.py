@@ -40,6 +40,27 @@ def serve_feed(local_server: LocalServer) -> str:
     return local_server.url(path)
 
 
+def serve_site(local_server: LocalServer) -> tuple[str, str]:
+    """A site whose home page links its feed, as news sites do: (the page, the feed)."""
+    feed_url = serve_feed(local_server)
+    page = (
+        "<!doctype html><html lang=sv><head><title>Testkällan</title>"
+        f'<link rel="alternate" type="application/rss+xml" href="{feed_url}"></head>'
+        "<body><h1>Testkällan</h1></body></html>"
+    ).encode()
+    path = f"/site-{feed_url.rsplit('-', 1)[1].split('.')[0]}/"
+
+    def home(handler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/html; charset=utf-8")
+        handler.send_header("Content-Length", str(len(page)))
+        handler.end_headers()
+        handler.wfile.write(page)
+
+    local_server.routes[path] = home
+    return local_server.url(path), feed_url
+
+
 def admin_login(page, base: str, username: str, password: str) -> None:
     page.goto(f"{base}/admin/login/?next=/admin/")
     page.fill("#id_username", username)
@@ -72,13 +93,14 @@ def editor_session(
     admin_login(page, base, username, password)
     assert_admin_has_css(page)
 
-    feed_url = serve_feed(local_server)
+    # The editor pastes the site's address; the feed, its title and site are found from it.
+    site_url, feed_url = serve_site(local_server)
     page.goto(f"{base}/admin/news/feed/add/")
-    page.fill("#id_title", "Testkällan")
-    page.fill("#id_url", feed_url)
+    page.fill("#id_url", site_url)
     page.fill("#id_language", "sv")
     page.click("input[name=_save]")
     page.wait_for_url(re.compile(r"^[^?]*/admin/news/feed/$"))
+    assert "Testkällan" in page.locator(".messagelist").inner_text()
     if on_added is not None:
         on_added()
 

@@ -1,0 +1,17 @@
+"""The news app's own background work: fetching one source now, for an editor who just added
+it or asked for it, instead of at the next scheduled run."""
+
+from django_tasks import task
+
+from news_site.news.models import Feed, FeedKind
+from news_site.news.services import feed_refresh
+
+
+@task()
+def feed_fetch_task(feed_id: int) -> str:
+    """Fetch and store one article source; returns the outcome the feed's page shows. The
+    service's own podcast feed waits for the ingest run, which stores episodes."""
+    feed = Feed.objects.filter(pk=feed_id, kind=FeedKind.ARTICLES).first()
+    if feed is None:
+        return "gone"
+    return str(feed_refresh(feed=feed).outcome)
