@@ -11,6 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from django.utils import timezone
+
+from news_site.news.health import paused_sources_notify
 from news_site.news.services import (
     Fetcher,
     Progress,
@@ -112,6 +115,7 @@ def ingest_run(
         report.entries_new = feeds.entries_new
         report.episodes_new = feeds.episodes_new
         report.items_skipped = feeds.items_skipped
+        paused_sources_notify(now=timezone.now())
         report.steps.append(Step.FEEDS)
     if Step.SUMMARIES in chosen and model is not None:
         summaries = entries_summarise(model=model, fetcher=fetcher, progress=progress)

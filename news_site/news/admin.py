@@ -18,6 +18,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from news_site.news import discovery, opml, services
 from news_site.news.discovery import DiscoveryProblem
+from news_site.news.health import source_health
 from news_site.news.models import (
     Entry,
     Feed,
@@ -194,6 +195,11 @@ class FeedAdmin(NewsAdmin):
                 name="news_feed_import_opml",
             ),
             path(
+                "health/",
+                self.admin_site.admin_view(self.health_view),
+                name="news_feed_health",
+            ),
+            path(
                 "export-opml/",
                 self.admin_site.admin_view(self.export_opml_view),
                 name="news_feed_export_opml",
@@ -219,6 +225,22 @@ class FeedAdmin(NewsAdmin):
             "report": report,
         }
         return TemplateResponse(request, "admin/news/feed/import_opml.html", context)
+
+    def health_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        health = source_health()
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": "Källornas hälsa",
+            "health": health,
+            "sections": [
+                ("Pausade", health.paused, "paused"),
+                ("Fel, försöker igen", health.failing, "failing"),
+            ],
+        }
+        return TemplateResponse(request, "admin/news/feed/health.html", context)
 
     def export_opml_view(self, request: HttpRequest) -> HttpResponse:
         if not self.has_view_permission(request):

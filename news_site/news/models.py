@@ -64,6 +64,10 @@ class Feed(models.Model):
         help_text="Set after days of failure; clear it to resume fetching.",
         verbose_name="pausad",
     )
+    # When the editors were last told this source paused (news.health): once per pause.
+    pause_notified_at = models.DateTimeField(
+        null=True, blank=True, editable=False, verbose_name="paus meddelad"
+    )
     next_check_at = models.DateTimeField(default=timezone.now, verbose_name="nästa hämtning")
     check_interval_seconds = models.PositiveIntegerField(
         default=3600, verbose_name="hämtintervall (sekunder)"

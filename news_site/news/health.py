@@ -1,0 +1,82 @@
+"""Which sources need an editor, and telling the editors when one stops.
+
+A source that fails is retried with backoff; after NEWS_FEED_PAUSE_AFTER_DAYS of failures it is
+paused and nothing fetches it until an editor resumes it. That must not go unnoticed: each run
+sends one mail listing the sources paused since the last notice (one mail per run however many
+paused, and a source is named once per pause, never again until it is resumed and pauses
+again), to every active staff account with an address.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.mail import send_mail
+from django.db.models import F, Q, QuerySet
+
+from news_site.news.models import Feed
+
+
+@dataclass(frozen=True)
+class SourceHealth:
+    paused: list[Feed]
+    failing: list[Feed]  # failing now, retried with backoff, not paused yet
+
+
+def source_health() -> SourceHealth:
+    """Sources that need an editor: paused ones first, then failing ones, longest first."""
+    troubled = Feed.objects.filter(Q(paused_at__isnull=False) | Q(error_count__gt=0))
+    ordered = troubled.order_by(F("failing_since").asc(nulls_last=True), "title")
+    feeds = list(ordered)
+    return SourceHealth(
+        paused=[feed for feed in feeds if feed.paused_at is not None],
+        failing=[feed for feed in feeds if feed.paused_at is None],
+    )
+
+
+def _unannounced_pauses() -> QuerySet[Feed]:
+    return Feed.objects.filter(paused_at__isnull=False).filter(
+        Q(pause_notified_at__isnull=True) | Q(pause_notified_at__lt=F("paused_at"))
+    )
+
+
+def _notice(feeds: list[Feed], *, admin_url: str) -> str:
+    lines = [
+        f"{len(feeds)} källor har pausats efter {settings.NEWS_FEED_PAUSE_AFTER_DAYS} dagar "
+        "med fel och hämtas inte längre:",
+        "",
+    ]
+    for feed in feeds:
+        since = feed.failing_since.date().isoformat() if feed.failing_since else "okänt"
+        lines += [f"- {feed.title} ({feed.url})", f"  fel sedan {since}: {feed.last_error}"]
+    lines += [
+        "",
+        f"Se källornas hälsa: {admin_url}",
+        "Rätta adressen eller välj källan och åtgärden ”Hämta nu” för att återuppta den.",
+    ]
+    return "\n".join(lines)
+
+
+def paused_sources_notify(*, now: datetime, admin_url: str = "/admin/news/feed/health/") -> int:
+    """Mail the editors about sources paused since the last notice; returns how many."""
+    feeds = list(_unannounced_pauses().order_by("title"))
+    if not feeds:
+        return 0
+    recipients = sorted(
+        get_user_model()
+        .objects.filter(is_active=True, is_staff=True)
+        .exclude(email="")
+        .values_list("email", flat=True)
+    )
+    if recipients:
+        send_mail(
+            subject=f"{settings.NEWS_SITE_NAME}: {len(feeds)} källor pausade",
+            message=_notice(feeds, admin_url=admin_url),
+            from_email=None,
+            recipient_list=recipients,
+        )
+    # Marked even with nobody to tell: the health page shows them, and no later run should
+    # send a backlog of old pauses to an editor who adds an address afterwards.
+    Feed.objects.filter(pk__in=[feed.pk for feed in feeds]).update(pause_notified_at=now)
+    return len(feeds)

@@ -1,0 +1,114 @@
+"""A failing source is visible on the health page, and when it pauses the editors get one
+mail, once per pause, through the real ingest run against a source that keeps failing."""
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core import mail
+from django.core.management import call_command
+from django.utils import timezone
+
+from news_site.news.models import Feed
+
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
+
+
+@pytest.fixture
+def editors():
+    users = get_user_model().objects
+    users.create_user("anna", email="anna@redaktion.example", password="x" * 16, is_staff=True)
+    users.create_user("bo", email="bo@redaktion.example", password="x" * 16, is_staff=True)
+    users.create_user("läsare", email="reader@example.com", password="x" * 16)
+
+
+def _failing_for(server, make_feed, path: str, *, days: float) -> Feed:
+    server.respond(path, status=503, body=b"down")
+    long_ago = timezone.now() - timedelta(days=days)
+    return make_feed(
+        title=f"Källa {path}",
+        url=server.url(path),
+        error_count=7,
+        failing_since=long_ago,
+        last_error="HTTP 503",
+        next_check_at=long_ago,
+    )
+
+
+def _ingest() -> None:
+    call_command("ingest", "--fetch-only", verbosity=0)
+
+
+def test_sources_that_pause_in_one_run_are_announced_in_one_mail(
+    server, private_fetching, make_feed, editors
+):
+    first = _failing_for(server, make_feed, "/a.xml", days=4)
+    second = _failing_for(server, make_feed, "/b.xml", days=5)
+
+    _ingest()
+
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert first.paused_at and second.paused_at
+    assert len(mail.outbox) == 1
+    notice = mail.outbox[0]
+    assert sorted(notice.to) == ["anna@redaktion.example", "bo@redaktion.example"]
+    assert "2 källor pausade" in notice.subject
+    assert first.url in notice.body and second.url in notice.body
+    assert "HTTP 503" in notice.body
+
+
+def test_a_pause_is_announced_once_and_again_only_after_a_resume(
+    server, private_fetching, make_feed, editors
+):
+    feed = _failing_for(server, make_feed, "/c.xml", days=4)
+    _ingest()
+    _ingest()
+    assert len(mail.outbox) == 1
+
+    # The editor resumes it (as "Hämta nu" does); it fails on and pauses again.
+    Feed.objects.filter(pk=feed.pk).update(paused_at=None, next_check_at=timezone.now())
+    _ingest()
+    assert len(mail.outbox) == 2
+
+
+def test_a_source_failing_for_less_than_the_pause_sends_nothing(
+    server, private_fetching, make_feed, editors
+):
+    _failing_for(server, make_feed, "/d.xml", days=0.5)
+    _ingest()
+    assert mail.outbox == []
+
+
+def test_the_health_page_lists_paused_and_failing_sources_with_their_reason(
+    editor_client, make_feed
+):
+    now = timezone.now()
+    make_feed(title="Frisk", url="https://ok.example/feed")
+    make_feed(
+        title="Pausad källa",
+        url="https://paused.example/feed",
+        error_count=30,
+        failing_since=now - timedelta(days=4),
+        paused_at=now,
+        last_error="HTTP 410",
+    )
+    make_feed(
+        title="Felande källa",
+        url="https://failing.example/feed",
+        error_count=2,
+        failing_since=now - timedelta(hours=3),
+        last_error="timeout: no answer from failing.example",
+    )
+
+    listing = editor_client.get("/admin/news/feed/").content.decode()
+    assert "Källornas hälsa" in listing
+    page = editor_client.get("/admin/news/feed/health/")
+    html = page.content.decode()
+
+    assert page.status_code == 200
+    paused = html.split('id="health-paused"')[1].split("</table>")[0]
+    failing = html.split('id="health-failing"')[1].split("</table>")[0]
+    assert "Pausad källa" in paused and "HTTP 410" in paused
+    assert "Felande källa" in failing and "timeout: no answer" in failing
+    assert "Frisk" not in html
