@@ -62,6 +62,8 @@ SESSION_COOKIE_NAME = "compliance_sessionid"
 CSRF_COOKIE_NAME = "compliance_csrftoken"
 SESSION_COOKIE_SECURE = SECURE_SSL_REDIRECT
 CSRF_COOKIE_SECURE = SECURE_SSL_REDIRECT
+# A refused form gets a page in the admin's look that says what happened (shared/csrf.py).
+CSRF_FAILURE_VIEW = "shared.csrf.csrf_failure"
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", HSTS_SECONDS if SECURE_SSL_REDIRECT else 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_SSL_REDIRECT
 SECURE_HSTS_PRELOAD = SECURE_SSL_REDIRECT

@@ -5,6 +5,11 @@ from drf_spectacular.views import SpectacularAPIView
 from shared.health import cache_check, database_check, liveness, readiness_view
 from shared.security import login_attempts_limited
 
+# Both services' admins may be open side by side: each is named after its service.
+admin.site.site_header = "Compliance data service: admin"
+admin.site.site_title = "Compliance data admin"
+admin.site.index_title = "Records, monitoring and API keys"
+
 urlpatterns = [
     path("api/v1/compliance/", include("compliance_site.api.urls")),
     path("api/v1/compliance/schema", SpectacularAPIView.as_view(), name="schema"),

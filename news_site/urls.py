@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -11,6 +12,11 @@ from news_site.search.warmup import web_worker_prepare
 from shared.apidocs import api_reference_view
 from shared.health import cache_check, database_check, liveness, readiness_view
 from shared.security import login_attempts_limited
+
+# Both services' admins may be open side by side: each is named after its service.
+admin.site.site_header = f"{settings.NEWS_SITE_NAME}: redaktionen"
+admin.site.site_title = f"{settings.NEWS_SITE_NAME} redaktion"
+admin.site.index_title = "Redaktionens verktyg"
 
 urlpatterns = [
     path("admin/login/", login_attempts_limited(admin.site.login)),

@@ -93,3 +93,23 @@ def test_the_admin_needs_a_staff_login(http):
 
     assert response.status_code == 302
     assert "/admin/login/" in response.headers["Location"]
+
+
+def test_a_stale_form_gets_a_page_in_the_admins_look_that_says_what_to_do(editor):
+    """A form whose token went stale (the editor logged in or out in another tab) is refused
+    with the admin's header and stylesheet, in Swedish, and a way back: not Django's bare page."""
+    form = editor.get("/admin/news/tag/add/")
+    assert "Nyhetstjänsten: redaktionen" in form.text
+
+    refused = editor.post(
+        "/admin/news/tag/add/",
+        data={"csrfmiddlewaretoken": "stale" * 8, "name": "Ny", "slug": "ny"},
+        headers={"Referer": "http://testserver/admin/news/tag/add/"},
+    )
+
+    assert refused.status_code == 403
+    assert "Formuläret kunde inte sparas" in refused.text
+    assert "Nyhetstjänsten: redaktionen" in refused.text
+    assert "admin/css/base.css" in refused.text
+    assert 'href="/admin/news/tag/add/"' in refused.text
+    assert "CSRF" not in refused.text
