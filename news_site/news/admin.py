@@ -17,6 +17,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from news_site.news import discovery, opml, services
+from news_site.news.admin_review import SummaryReviewAdmin
 from news_site.news.discovery import DiscoveryProblem
 from news_site.news.health import source_health
 from news_site.news.models import (
@@ -29,6 +30,9 @@ from news_site.news.models import (
     Tag,
 )
 from news_site.news.tasks import feed_fetch_task
+
+# The review queue's admin lives in its own module; admin's autodiscovery imports only this one.
+__all__ = ["SummaryReviewAdmin"]
 
 _SUMMARY_FIELDS = ("summary_original", "summary_translated")
 

@@ -212,6 +212,8 @@ class Entry(models.Model):
     )
     summary_error = models.TextField(blank=True, verbose_name="fel vid sammanfattning")
     summarised_at = models.DateTimeField(null=True, blank=True, verbose_name="sammanfattad")
+    # An editor approved the model's summary as of this time; a newer summary needs review again.
+    summary_reviewed_at = models.DateTimeField(null=True, blank=True, verbose_name="granskad")
     # Held by the run that is summarising this entry, so overlapping runs do not both pay.
     summary_lease_until = models.DateTimeField(
         null=True, blank=True, verbose_name="sammanfattas av en process till"
@@ -268,6 +270,15 @@ class Entry(models.Model):
     def swedish_summary(self) -> str:
         """The Swedish summary, or the source-language excerpt until a translation exists."""
         return self.summary_translated or self.summary_original
+
+
+class SummaryReview(Entry):
+    """The editors' review queue of the model's summaries (its own admin page)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "AI-sammanfattning att granska"
+        verbose_name_plural = "granska AI-sammanfattningar"
 
 
 class EntryView(models.Model):
