@@ -28,15 +28,11 @@ from django.conf import settings  # noqa: E402
 from news_site.api.errors import error_body  # noqa: E402
 from news_site.mcp.asgi import mcp_application  # noqa: E402
 from news_site.responsecache import PublicResponseCache  # noqa: E402
-from shared.chunked import ChunkedBodyLength  # noqa: E402
 from shared.concurrency import BUSY_MESSAGE, ConcurrencyLimit, Refusal  # noqa: E402
 from shared.observability import ObservedASGI  # noqa: E402
+from shared.request_body import WholeBody  # noqa: E402
 
-# WSGI Django reads a body by its Content-Length: a chunked one gets its length first.
-django_application = ChunkedBodyLength(
-    WSGIMiddleware(django_wsgi, workers=settings.NEWS_WEB_THREADS),
-    max_bytes=settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
-)
+django_application = WSGIMiddleware(django_wsgi, workers=settings.NEWS_WEB_THREADS)
 
 # A busy /api/v1 answers in its own envelope; the other surfaces in plain text, as their
 # database-outage 503 does.
@@ -47,17 +43,22 @@ _BUSY_V1 = Refusal(
 )
 
 # Outermost: every request gets its id, access line and latency, cache hits, /mcp and refusals
-# included.
+# included. Then its body is read whole within NEWS_REQUEST_BODY_SECONDS, before it takes a
+# slot of the concurrency bound, a Django thread or a single-flight render (shared/request_body.py).
 application = ObservedASGI(
-    ConcurrencyLimit(
-        mcp_application(
-            fallback=PublicResponseCache(
-                django_application,
-                seconds=settings.NEWS_RESPONSE_CACHE_SECONDS,
-                max_bytes=settings.NEWS_RESPONSE_CACHE_MAX_BYTES,
-            )
+    WholeBody(
+        ConcurrencyLimit(
+            mcp_application(
+                fallback=PublicResponseCache(
+                    django_application,
+                    seconds=settings.NEWS_RESPONSE_CACHE_SECONDS,
+                    max_bytes=settings.NEWS_RESPONSE_CACHE_MAX_BYTES,
+                )
+            ),
+            limit=settings.NEWS_MAX_CONCURRENT_REQUESTS,
+            refusals=[_BUSY_V1],
         ),
-        limit=settings.NEWS_MAX_CONCURRENT_REQUESTS,
-        refusals=[_BUSY_V1],
+        max_bytes=settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
+        deadline_seconds=settings.NEWS_REQUEST_BODY_SECONDS,
     )
 )

@@ -37,6 +37,7 @@ never keeps a page longer than the application allowed in the first place.
 """
 
 import asyncio
+import contextlib
 import re
 import time
 from collections import OrderedDict
@@ -47,8 +48,15 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 MAX_ENTRIES = 2000
 MAX_BODY = 1 << 20
 DEFAULT_MAX_BYTES = 16 << 20
-# What one entry costs besides its body and headers (the key, the entry object, the dict slot).
+# A request whose path and query are longer is served without the cache: no page a reader
+# asks for has such a key, and a crawler's 64 KB query strings would otherwise be kept as keys.
+MAX_KEY_BYTES = 4096
+# What one entry or index row costs besides its bytes (the objects, the dict slot).
 _ENTRY_OVERHEAD = 400
+_INDEX_OVERHEAD = 100
+# How long requests for a page with no copy wait for the one rendering it, before rendering it
+# themselves: a render that hangs must not hold every other client of that page.
+FIRST_RENDER_WAIT_SECONDS = 5.0
 _MAX_AGE = re.compile(rb"max-age=(\d+)")
 _BYPASS = {b"cookie", b"authorization", b"if-none-match", b"if-modified-since"}
 
@@ -69,7 +77,10 @@ class PublicResponseCache:
         self.seconds = seconds
         self.max_bytes = max_bytes
         self.entries: OrderedDict[tuple, _Entry] = OrderedDict()
+        # Bytes of the kept responses (bodies, headers and keys) and of the two indexes below
+        # (their keys); together never over max_bytes.
         self.size_bytes = 0
+        self.index_bytes = 0
         # The request headers each (scheme, host, path, query) varies on, learnt from its
         # responses; least recently used first, as bounded as the entries.
         self.vary: OrderedDict[tuple, tuple[bytes, ...]] = OrderedDict()
@@ -95,7 +106,9 @@ class PublicResponseCache:
             return
         rendering = self.first_renders.get(key)
         if rendering is not None and key not in self.not_kept:
-            await rendering.wait()
+            # Past the wait it is rendered here, as if the other render were not there.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(rendering.wait(), FIRST_RENDER_WAIT_SECONDS)
             # Looked up again: the render may have taught what the path varies on.
             key, served = await self._serve_copy(base, headers, send)
             if served:
@@ -132,17 +145,19 @@ class PublicResponseCache:
             self.refreshing.discard(key)
             if first:
                 self.first_renders.pop(key).set()
-            if not kept:
+            if not kept and key not in self.not_kept:
                 self.not_kept[key] = None
+                self.index_bytes += _index_size(key)
+                self._trim()
+            elif not kept:
                 self.not_kept.move_to_end(key)
-                while len(self.not_kept) > MAX_ENTRIES:
-                    self.not_kept.popitem(last=False)
 
     def _cacheable_request(self, scope: Scope) -> bool:
         return (
             self.seconds > 0
             and scope["type"] == "http"
             and scope["method"] == "GET"
+            and len(scope["path"]) + len(scope["query_string"]) <= MAX_KEY_BYTES
             and not any(name in _BYPASS for name, _value in scope["headers"])
         )
 
@@ -183,13 +198,19 @@ class PublicResponseCache:
         )
         if b"*" in vary:
             return False
-        size = len(body) + sum(len(n) + len(v) for n, v in headers) + _ENTRY_OVERHEAD
-        if size > self.max_bytes:
+        key = _key(base, vary, request_headers)
+        size = (
+            len(body) + sum(len(n) + len(v) for n, v in headers) + _key_size(key) + _ENTRY_OVERHEAD
+        )
+        if size + _index_size(base) > self.max_bytes:
             return False
+        if base not in self.vary:
+            self.index_bytes += _index_size(base)
         self.vary[base] = vary
         self.vary.move_to_end(base)
-        key = _key(base, vary, request_headers)
-        self.not_kept.pop(key, None)
+        if key in self.not_kept:
+            del self.not_kept[key]
+            self.index_bytes -= _index_size(key)
         old = self.entries.pop(key, None)
         if old is not None:
             self.size_bytes -= old.size
@@ -197,12 +218,25 @@ class PublicResponseCache:
             start["status"], list(headers), body, time.monotonic(), max_age, size
         )
         self.size_bytes += size
-        while self.size_bytes > self.max_bytes or len(self.entries) > MAX_ENTRIES:
-            _key_evicted, evicted = self.entries.popitem(last=False)
-            self.size_bytes -= evicted.size
-        while len(self.vary) > MAX_ENTRIES:
-            self.vary.popitem(last=False)
+        self._trim()
         return True
+
+    def _trim(self) -> None:
+        """Evict, oldest first, until the kept bytes fit the budget: the record of responses
+        not kept first, then what paths vary on (forgetting it costs one render, which learns it
+        again), then the kept responses."""
+        while self.not_kept and (self._over_budget() or len(self.not_kept) > MAX_ENTRIES):
+            evicted_key, _none = self.not_kept.popitem(last=False)
+            self.index_bytes -= _index_size(evicted_key)
+        while self.vary and (self._over_budget() or len(self.vary) > MAX_ENTRIES):
+            evicted_base, _vary = self.vary.popitem(last=False)
+            self.index_bytes -= _index_size(evicted_base)
+        while self.entries and (self._over_budget() or len(self.entries) > MAX_ENTRIES):
+            _evicted_key, evicted = self.entries.popitem(last=False)
+            self.size_bytes -= evicted.size
+
+    def _over_budget(self) -> bool:
+        return self.size_bytes + self.index_bytes > self.max_bytes
 
 
 def _request_headers(scope: Scope) -> dict[bytes, bytes]:
@@ -213,6 +247,14 @@ def _request_headers(scope: Scope) -> dict[bytes, bytes]:
         name = name.lower()
         joined[name] = joined[name] + b"," + value if name in joined else value
     return joined
+
+
+def _key_size(key: tuple) -> int:
+    return sum(len(part) for part in key)
+
+
+def _index_size(key: tuple) -> int:
+    return _key_size(key) + _INDEX_OVERHEAD
 
 
 def _key(base: tuple, vary: tuple[bytes, ...], headers: dict[bytes, bytes]) -> tuple:

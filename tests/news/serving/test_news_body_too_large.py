@@ -1,6 +1,6 @@
 """A body larger than the service accepts, sent straight to gunicorn (no nginx in front to
 refuse it first): 413 in the surface's error shape, never a 500. The same whether the client
-gives the body's length or sends it chunked (shared/chunked.py), and a chunked body within the
+gives the body's length or sends it chunked (shared/request_body.py), and a chunked body within the
 limit is read whole."""
 
 from collections.abc import Iterator

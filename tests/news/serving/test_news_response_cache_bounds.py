@@ -4,6 +4,7 @@ its byte cap however many distinct pages are asked for, dropping the least recen
 
 from collections.abc import Iterator
 
+import anyio
 import httpx
 import pytest
 from starlette.types import Receive, Scope, Send
@@ -116,3 +117,73 @@ def test_accept_sent_as_two_lines_is_its_own_key(served):
     assert "age" in joined.headers
     assert joined.headers["content-type"] == both.headers["content-type"]
     assert joined.content == both.content
+
+
+def _held_bytes(cache: PublicResponseCache) -> int:
+    """What the cache holds, counted from its contents (not from its own counters): bodies,
+    headers and keys of the kept pages, and the keys of both indexes."""
+
+    def key_bytes(key: tuple) -> int:
+        return sum(len(part) for part in key)
+
+    kept = sum(
+        len(entry.body) + sum(len(n) + len(v) for n, v in entry.headers) + key_bytes(key)
+        for key, entry in cache.entries.items()
+    )
+    return kept + sum(map(key_bytes, cache.vary)) + sum(map(key_bytes, cache.not_kept))
+
+
+class PrivatePages:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = [(b"cache-control", b"private, max-age=60")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b"mine"})
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("app", [Pages, PrivatePages], ids=["kept", "not-kept"])
+async def test_keys_count_against_the_byte_budget_however_long_the_query(app):
+    """A crawler's long query strings: 64 KB ones are served but never kept, and keys of up to
+    4 KB are counted with the bodies, so what the cache holds stays within its budget."""
+    budget = 200_000
+    cache = PublicResponseCache(app(), seconds=60, max_bytes=budget)
+    transport = httpx.ASGITransport(app=cache)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+        for n in range(300):
+            huge = await http.get(f"/entries.json?junk={n}{'y' * 65_000}")
+            assert huge.status_code == 200
+            long = await http.get(f"/entries.json?junk={n}{'z' * 4000}")
+            assert long.status_code == 200
+            assert _held_bytes(cache) <= budget
+            assert cache.size_bytes + cache.index_bytes <= budget
+    assert not any(len(key[3]) > 60_000 for key in [*cache.entries, *cache.not_kept])
+
+
+@pytest.mark.anyio
+async def test_requests_waiting_for_a_first_render_that_hangs_render_themselves(monkeypatch):
+    monkeypatch.setattr("news_site.responsecache.FIRST_RENDER_WAIT_SECONDS", 0.2)
+    release = anyio.Event()
+    calls = 0
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            await release.wait()  # the first render hangs (a stuck query, a slow disk)
+        headers = [(b"cache-control", b"public, max-age=60")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b"page"})
+
+    cache = PublicResponseCache(app, seconds=60)
+    transport = httpx.ASGITransport(app=cache)
+    async with (
+        httpx.AsyncClient(transport=transport, base_url="http://testserver") as http,
+        anyio.create_task_group() as group,
+    ):
+        group.start_soon(http.get, "/entries.rss")
+        await anyio.sleep(0.05)
+        with anyio.fail_after(5):
+            waiting = await http.get("/entries.rss")
+        release.set()
+    assert waiting.status_code == 200 and waiting.content == b"page"
+    assert calls == 2
