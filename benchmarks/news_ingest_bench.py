@@ -99,7 +99,7 @@ def database_fresh() -> None:
 
 
 def ours_feeds_register(urls: list[str], feeds: FeedSet) -> None:
-    from news_site.news.services import feed_add
+    from news_site.news.feeds import feed_add
 
     for number, url in enumerate(urls):
         feed_add(url=url, title=f"Source {number:02d}", language=feeds.language(number))

@@ -7,7 +7,7 @@ from django.core.cache import cache
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from news_site.news.services import entry_view_record
+from news_site.news.entries import entry_view_record
 
 logger = logging.getLogger(__name__)
 

@@ -26,6 +26,8 @@ from news_site.api.errors import ApiError, InvalidParameter, NotFound, first_err
 from news_site.api.filters import StoryFilter
 from news_site.api.services import entry_view_register
 from news_site.news import selectors
+from news_site.news.counts import feed_entry_counts_kept
+from news_site.news.generation import content_generation
 from news_site.news.http import public
 from news_site.news.selectors import entry_get, entry_list, entry_popular
 from news_site.podcasts import selectors as podcast_selectors
@@ -48,7 +50,7 @@ class HasAccount(BasePermission):
 
 # A page whose content is the same for every caller who asks for it (a list of entries has no
 # per-user field) is rendered once and its bytes kept in this process's `pages` cache under
-# the content generation (news selectors.content_generation), as long as the anonymous
+# the content generation (news_site.news.generation), as long as the anonymous
 # response cache keeps whole responses: an editor's change or an ingest shows at once, a view
 # count or a story's source count within NEWS_RESPONSE_CACHE_SECONDS, and a Bearer request
 # (which no response cache may answer) costs its token check instead of queries and JSON.
@@ -59,7 +61,7 @@ def _page_key(request: Request, shared_as: str, params: dict[str, Any]) -> str |
     generation unknown because the shared cache is unreachable)."""
     if settings.NEWS_RESPONSE_CACHE_SECONDS <= 0:
         return None
-    generation = selectors.content_generation()
+    generation = content_generation()
     if generation is None:
         return None
     # The accepted media type carries the client's `indent`, which changes the bytes.
@@ -305,7 +307,7 @@ def _feed(feed_id: int):
 
 def _feed_context(request: Request) -> dict[str, Any]:
     # The counts are everyone's (cached for a minute); the follows are only this caller's.
-    return {"followed": _followed(request), "entries_counts": selectors.feed_entry_counts()}
+    return {"followed": _followed(request), "entries_counts": feed_entry_counts_kept()}
 
 
 class FeedListView(ApiView):
@@ -324,7 +326,7 @@ class FeedListView(ApiView):
             personal=lambda feed: {**feed, "is_following": feed["id"] in followed},
             followed=set(),
             # Read only when the page is rendered.
-            entries_counts=SimpleLazyObject(selectors.feed_entry_counts),
+            entries_counts=SimpleLazyObject(feed_entry_counts_kept),
         )
 
 

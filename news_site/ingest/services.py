@@ -11,13 +11,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from news_site.news.services import (
-    Fetcher,
-    Progress,
-    entries_summarise,
-    feeds_refresh_due,
-    http_fetch,
-)
+from news_site.news.feeds import feeds_refresh_due
+from news_site.news.fetching import Fetcher, http_fetch
+from news_site.news.progress import Progress
+from news_site.news.summaries import entries_summarise
 from news_site.news.summarise import ChatModel
 from news_site.podcasts.services import episode_transcripts_fetch, episodes_store
 from news_site.search.services import entries_embed
