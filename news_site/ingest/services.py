@@ -18,7 +18,7 @@ from news_site.news.summaries import entries_summarise
 from news_site.news.summarise import ChatModel
 from news_site.podcasts.services import episode_transcripts_fetch, episodes_store
 from news_site.search.services import entries_embed
-from news_site.stories.services import ClusterReport, stories_cluster
+from news_site.stories.clustering import ClusterReport, stories_cluster
 
 
 class Step(StrEnum):
