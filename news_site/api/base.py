@@ -1,11 +1,10 @@
-"""What every /api/v1 view shares: validated query parameters, rate limits, cache headers, and
-lists answered from the pages kept in the process (news_site.api.pages)."""
+"""What every /api/v1 view shares: its permission, rate limits, cache headers, and lists
+answered from the pages kept in the process (news_site.api.pages)."""
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
-from django.http import HttpResponse, QueryDict
+from django.http import HttpResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny, BasePermission
@@ -13,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from news_site.api.errors import ApiError, InvalidParameter, first_error
+from news_site.api.errors import ApiError
 from news_site.api.pages import ItemsQuery, page_bytes, page_items, page_paginator
 from news_site.news.http import public
 from shared.env import Rate
@@ -25,25 +24,6 @@ class HasAccount(BasePermission):
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         return request.user is not None
-
-
-def query_params(
-    serializer_class: type[serializers.Serializer], request: Request
-) -> dict[str, Any]:
-    """The request's query parameters, validated by `serializer_class`; a refused one is a 400
-    `invalid_parameter`."""
-    return dict(_validated(serializer_class, request.META.get("QUERY_STRING", "")))
-
-
-# A query string's parameters are validated once per process (a serializer builds its fields
-# anew for every instance, which cost as much as serving a kept page); apps send the same few
-# query strings over and over. A refused one is not kept.
-@functools.lru_cache(maxsize=256)
-def _validated(serializer_class: type[serializers.Serializer], query_string: str) -> dict:
-    params = serializer_class(data=QueryDict(query_string))
-    if not params.is_valid():
-        raise InvalidParameter(first_error(params.errors))
-    return params.validated_data
 
 
 class ApiView(APIView):

@@ -6,6 +6,7 @@ import hashlib
 from typing import Any
 
 from django.conf import settings
+from django.http import QueryDict
 from django.utils.cache import patch_cache_control
 from django.utils.functional import SimpleLazyObject
 from rest_framework import serializers
@@ -17,7 +18,7 @@ from news_site.accounts.oidc import id_token_verify
 from news_site.accounts.tokens import caller_followed_feed_ids
 from news_site.api import openapi
 from news_site.api import serializers as shapes
-from news_site.api.base import AccountView, ApiView, query_params
+from news_site.api.base import AccountView, ApiView
 from news_site.api.envelopes import item_response
 from news_site.api.errors import ApiError, InvalidParameter, NotFound, first_error
 from news_site.api.filters import StoryFilter
@@ -32,13 +33,31 @@ from shared.env import Rate
 from shared.http import client_ip
 from shared.ratelimit import usage_count
 
+
+def _params(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
+    """The request's query parameters, validated by `serializer_class`; a refused one is a 400
+    `invalid_parameter`."""
+    return dict(_validated(serializer_class, request.META.get("QUERY_STRING", "")))
+
+
+# A query string's parameters are validated once per process (a serializer builds its fields
+# anew for every instance, which cost as much as serving a kept page); apps send the same few
+# query strings over and over. A refused one is not kept.
+@functools.lru_cache(maxsize=256)
+def _validated(serializer_class: type[serializers.Serializer], query_string: str) -> dict:
+    params = serializer_class(data=QueryDict(query_string))
+    if not params.is_valid():
+        raise InvalidParameter(first_error(params.errors))
+    return params.validated_data
+
+
 # Entries ---------------------------------------------------------------------------------
 
 
 class EntryListView(ApiView):
     @openapi.ENTRY_LIST_GET
     def get(self, request: Request) -> Response:
-        params = query_params(shapes.EntryListParams, request)
+        params = _params(shapes.EntryListParams, request)
         entries = entry_popular if params["sort"] == "popular" else entry_list
         return self.page(
             request, entries, shapes.EntrySerializer, params, shared_as=f"entries:{params['sort']}"
@@ -48,7 +67,7 @@ class EntryListView(ApiView):
 class EntryPopularView(ApiView):
     @openapi.ENTRY_POPULAR_GET
     def get(self, request: Request) -> Response:
-        params = query_params(shapes.ListParams, request)
+        params = _params(shapes.ListParams, request)
         return self.page(
             request, entry_popular, shapes.EntrySerializer, params, shared_as="entries:popular"
         )
@@ -57,7 +76,7 @@ class EntryPopularView(ApiView):
 class EntryFollowsView(AccountView):
     @openapi.ENTRY_FOLLOWS_GET
     def get(self, request: Request) -> Response:
-        params = query_params(shapes.ListParams, request)
+        params = _params(shapes.ListParams, request)
         # The caller's own part is which sources it follows; the page of those sources'
         # entries is the same for anyone following exactly them, so it is shared like the
         # other lists, under a name made of the sources.
@@ -77,7 +96,7 @@ class EntryFollowsView(AccountView):
 class EntryDetailView(ApiView):
     @openapi.ENTRY_DETAIL_GET
     def get(self, request: Request, entry_id: int) -> Response:
-        params = query_params(shapes.LangParams, request)
+        params = _params(shapes.LangParams, request)
         entry = entry_get(entry_id=entry_id)
         if entry is None:
             raise NotFound(f"no entry {entry_id}")
@@ -101,7 +120,7 @@ class EntrySearchView(ApiView):
             policy="search",
             refusal="too many searches: try again later",
         )
-        params = query_params(shapes.SearchParams, request)
+        params = _params(shapes.SearchParams, request)
         entries, mode = entries_search(query=params["q"], limit=params["limit"])
         data = shapes.EntrySerializer(entries, many=True, context={"lang": "sv"}).data
         response = item_response(data, mode=mode, count=len(data))
@@ -135,7 +154,7 @@ def _feed_context(request: Request) -> dict[str, Any]:
 class FeedListView(ApiView):
     @openapi.FEED_LIST_GET
     def get(self, request: Request) -> Response:
-        params = query_params(shapes.PageParams, request)
+        params = _params(shapes.PageParams, request)
         followed = _followed(request)
         # The sources with their counts are everyone's page; whether the caller follows each
         # is added for the caller alone.
@@ -163,7 +182,7 @@ class FeedDetailView(ApiView):
 class FeedEntriesView(ApiView):
     @openapi.FEED_ENTRIES_GET
     def get(self, request: Request, feed_id: int) -> Response:
-        params = query_params(shapes.ListParams, request)
+        params = _params(shapes.ListParams, request)
         feed = _feed(feed_id)
         return self.page(
             request,
@@ -201,7 +220,7 @@ def _tag(slug: str):
 class TagListView(ApiView):
     @openapi.TAG_LIST_GET
     def get(self, request: Request) -> Response:
-        params = query_params(shapes.PageParams, request)
+        params = _params(shapes.PageParams, request)
         return self.page(request, selectors.tag_list_with_entries, shapes.TagSerializer, params)
 
 
@@ -214,7 +233,7 @@ class TagDetailView(ApiView):
 class TagEntriesView(ApiView):
     @openapi.TAG_ENTRIES_GET
     def get(self, request: Request, slug: str) -> Response:
-        params = query_params(shapes.ListParams, request)
+        params = _params(shapes.ListParams, request)
         tag = _tag(slug)
         return self.page(
             request,
@@ -231,7 +250,7 @@ class TagEntriesView(ApiView):
 class StoryListView(ApiView):
     @openapi.STORY_LIST_GET
     def get(self, request: Request) -> Response:
-        params = query_params(shapes.PageParams, request)
+        params = _params(shapes.PageParams, request)
         stories = StoryFilter(request.query_params, queryset=story_selectors.story_list())
         if not stories.is_valid():
             raise InvalidParameter(first_error(stories.errors))
@@ -241,7 +260,7 @@ class StoryListView(ApiView):
 class StoryDetailView(ApiView):
     @openapi.STORY_DETAIL_GET
     def get(self, request: Request, story_id: int) -> Response:
-        params = query_params(shapes.LangParams, request)
+        params = _params(shapes.LangParams, request)
         story = story_selectors.story_get(story_id=story_id)
         if story is None:
             raise NotFound(f"no story {story_id}")
@@ -261,14 +280,14 @@ class StoryDetailView(ApiView):
 class EpisodeListView(ApiView):
     @openapi.EPISODE_LIST_GET
     def get(self, request: Request) -> Response:
-        params = query_params(shapes.PageParams, request)
+        params = _params(shapes.PageParams, request)
         return self.page(request, podcast_selectors.episode_list, shapes.EpisodeSerializer, params)
 
 
 class EpisodeDetailView(ApiView):
     @openapi.EPISODE_DETAIL_GET
     def get(self, request: Request, episode_id: str) -> Response:
-        params = query_params(shapes.EpisodeParams, request)
+        params = _params(shapes.EpisodeParams, request)
         episode = podcast_selectors.episode_get(episode_id=episode_id)
         if episode is None:
             raise NotFound(f"no episode '{episode_id[:100]}'")
