@@ -7,7 +7,6 @@ institution) with the entry, and the score adds entity overlap to the TF-IDF cos
 events about one product stay apart unless their wording also agrees.
 """
 
-import functools
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -17,7 +16,7 @@ from django.conf import settings
 from news_site.news.models import Entry, Story
 from news_site.stories import selectors
 from news_site.stories.candidates import SHORTLIST_SIZE, CandidateIndex
-from news_site.stories.entities import EntityExtractor, is_specific
+from news_site.stories.entities import EntityExtractor, entity_weight
 from news_site.stories.vectors import Idf, cosine, term_vector
 
 # Tuned on the labelled demo set (benchmarks/news_cluster_quality.py); docs/editors.md, "Story
@@ -27,8 +26,6 @@ ENTITY_WEIGHT = 0.4
 JOIN_THRESHOLD = 0.42
 REOPEN_THRESHOLD = 0.55
 LINK_THRESHOLD = 0.45
-# A product line alone ("iPhone") says less about the event than a model ("iPhone 18 Pro").
-GENERIC_ENTITY_WEIGHT = 0.3
 
 
 @dataclass(eq=False)
@@ -81,7 +78,8 @@ class ClusteringContext:
     def build(
         cls, *, since: datetime, shortlist_size: int | None = SHORTLIST_SIZE
     ) -> "ClusteringContext":
-        idf = Idf.from_vectors(entry_vector(entry=e) for e in selectors.entries_for_idf())
+        # A list, not a generator: the vectors module never calls back into this one.
+        idf = Idf.from_vectors([entry_vector(entry=e) for e in selectors.entries_for_idf()])
         # An entry dated near year 1 (stored before dates were cleaned) must not overflow.
         earliest = since.replace(year=1, month=1, day=1) + link_span()
         stories = list(selectors.stories_since(moment=max(since, earliest) - link_span()))
@@ -136,11 +134,6 @@ class ClusteringContext:
 
 def entry_vector(*, entry: Entry) -> dict[str, float]:
     return term_vector(title=entry.title, texts=(entry.summary_original, entry.summary_translated))
-
-
-@functools.lru_cache(maxsize=65536)
-def entity_weight(entity: str) -> float:
-    return 1.0 if is_specific(entity) else GENERIC_ENTITY_WEIGHT
 
 
 def entity_overlap(entry_entities: set[str], story_entities: set[str]) -> float:

@@ -14,12 +14,12 @@ from news_site.news.models import Entry, Story
 from news_site.stories import selectors
 from news_site.stories.candidates import ESTIMATE_MARGIN, CandidateIndex
 from news_site.stories.clustering import stories_assign
+from news_site.stories.entities import entity_weight
 from news_site.stories.scoring import (
     ENTITY_WEIGHT,
     TEXT_WEIGHT,
     ClusteringContext,
     entity_overlap,
-    entity_weight,
 )
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
