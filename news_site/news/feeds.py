@@ -95,7 +95,7 @@ def feed_add(
     return feed, created
 
 
-# The ingest steps of this app (news_site.ingest runs them in order)
+# The feeds step (news_site.ingest runs it first)
 
 
 def feeds_refresh_due(
