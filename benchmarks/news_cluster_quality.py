@@ -2,8 +2,8 @@
 
 1. The demo set, which the thresholds were tuned on: loads the bundled demo into a fresh
    database through the real pipeline (`load_demo`: fetch, offline summaries, clustering) and
-   compares the stories with news_site/stories/quality/labels.json. Target: F1 >= 0.9.
-2. The held-out set the thresholds never saw (news_site/stories/quality/holdout.yaml: 106
+   compares the stories with benchmarks/cluster_quality/labels.json. Target: F1 >= 0.9.
+2. The held-out set the thresholds never saw (benchmarks/cluster_quality/holdout.yaml: 106
    articles, 12 sources, 23 events over a week), through the same pipeline into an emptied
    database. Reported beside the first; no target of its own, since tuning to one would
    make it a second training set.
@@ -45,14 +45,14 @@ def main() -> int:
         from django.core.management import call_command
         from django.utils import timezone
 
-        from news_site.ingest.services import ingest_run
-        from news_site.news.models import Story
-        from news_site.stories.quality import (
+        from benchmarks.cluster_quality import (
             continuations_load,
             holdout_load,
             labels_load,
             quality_measure,
         )
+        from news_site.ingest.services import ingest_run
+        from news_site.news.models import Story
 
         call_command("flush", "--noinput", verbosity=0) if args.database_url else None
         call_command("migrate", "--noinput", verbosity=0)

@@ -84,8 +84,8 @@ def main() -> int:
         import httpx
         from django.core.management import call_command
 
+        from news_site.news.feeds import feed_refresh
         from news_site.news.models import Feed
-        from news_site.news.services import feed_refresh
         from shared.fetch import FetchResult
 
         if args.database_url:

@@ -99,7 +99,7 @@ def database_fresh() -> None:
 
 
 def ours_feeds_register(urls: list[str], feeds: FeedSet) -> None:
-    from news_site.news.services import feed_add
+    from news_site.news.feeds import feed_add
 
     for number, url in enumerate(urls):
         feed_add(url=url, title=f"Source {number:02d}", language=feeds.language(number))
@@ -111,11 +111,11 @@ def ours_pass() -> PassResult:
     from django.utils import timezone
 
     from news_site.news.models import Feed
-    from news_site.stories.services import _LOCK_KEY
+    from news_site.stories.clustering import LOCK_NAME
 
     # Every feed due now, as after its interval; no clustering lock left over from elsewhere.
     Feed.objects.update(next_check_at=timezone.now())
-    cache.delete(_LOCK_KEY)
+    cache.delete(LOCK_NAME)
     connections.close_all()
     return run_measured(
         [sys.executable, "-m", "news_site", "ingest", "-v", "0"],
@@ -377,7 +377,8 @@ def synthetic_stories(count: int, *, seed: int) -> None:
 def cluster_assign_timed(*, batch: int = 64) -> tuple[float, float, int]:
     """(context build seconds, assignment seconds, entries): the loop of stories_cluster."""
     from news_site.stories import selectors
-    from news_site.stories.services import ClusteringContext, stories_assign
+    from news_site.stories.clustering import stories_assign
+    from news_site.stories.scoring import ClusteringContext
 
     due = list(selectors.entries_due_for_story())
     started = time.perf_counter()
@@ -392,7 +393,7 @@ def cluster_assign_timed(*, batch: int = 64) -> tuple[float, float, int]:
 
 def clustering_bench() -> bool:
     from news_site.news.models import Story
-    from news_site.stories.services import stories_cluster
+    from news_site.stories.clustering import stories_cluster
 
     database_fresh()
     synthetic_entries(10_000, 4_000, start_hours=10 * 24, seed=1)

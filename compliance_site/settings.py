@@ -1,4 +1,4 @@
-"""Settings of the compliance data service, all from the environment (see README).
+"""Settings of the compliance data service, all from the environment (docs/settings.md).
 
 Grouped by topic: core, database, cache, security, apps and middleware, language and time,
 logging and metrics, the API, then the features (data repository, access, source monitor).
@@ -53,7 +53,7 @@ CACHES = {"default": cache("compliance")}
 RATELIMIT_USE_CACHE = "default"
 SILENCED_SYSTEM_CHECKS = silenced_checks(uses_redis=bool(env_str("REDIS_URL")))
 
-# --- Security (shared/security.py, README "Security") ----------------------------------------
+# --- Security (shared/security.py, docs/operators.md "Security") -----------------------------
 # Secure by default; plain-loopback deployments turn SECURE_SSL_REDIRECT off.
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", not DEBUG)
 # Browsers keep cookies per host, not per port: with the two services on one host, shared

@@ -17,6 +17,10 @@ what "not cached" means:
                                  unreachable (so: trust no copy made under any generation)
     generation_bump(key)      -> a new value for it; False when unreachable
     generation_changed(key)   -> generation_bump now and again when the transaction commits
+    mark_once(key, seconds)   -> True when this call set the mark (absent before), False when
+                                 it was there, None when unreachable
+    lock_held(name, seconds)  -> a context manager: True while this call holds the lock across
+                                 hosts, False when another holder has it or it is unreachable
     get_or_make(key, make, seconds)
                               -> the value, or make()'s, then kept; while one thread of the
                                  process makes a missing value, the others wait for it
@@ -30,14 +34,17 @@ and fail open in shared/ratelimit.py.
 import logging
 import secrets
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cached_property
 from typing import Any, ClassVar
 
+import redis
+from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from django.db import transaction
-from redis.exceptions import RedisError
+from redis.exceptions import LockError, RedisError
 
 logger = logging.getLogger(__name__)
 
@@ -223,3 +230,78 @@ def _warn(operation: str, key: str, exc: Exception) -> None:
         type(exc).__name__,
         exc,
     )
+
+
+def mark_once(key: str, seconds: int, *, alias: str = "default") -> bool | None:
+    """Set a mark that expires after `seconds`: True when this call set it, False when it was
+    set already, None when the cache is unreachable (the caller decides what that means)."""
+    try:
+        return caches[alias].add(key, 1, seconds)
+    except UNREACHABLE as exc:
+        _warn("add", key, exc)
+        return None
+
+
+# Locks. On Redis, redis-py's Lock: taken with SET NX PX, released by a script that deletes the
+# key only while it still holds this holder's token, so a holder whose lock expired never
+# releases the next holder's. Its key is the cache's own for the lock's name. The local-memory
+# cache (the embedded default, one process) has no such script: a process lock makes its take
+# and release atomic instead.
+_redis_clients: dict[str, redis.Redis] = {}
+_local_locks = threading.Lock()
+
+
+@contextmanager
+def lock_held(name: str, *, seconds: int, alias: str = "default") -> Iterator[bool]:
+    """Hold the lock `name` for the block, at most `seconds` (a holder that dies lets it go
+    then): True when this call took it, False when another holder has it or the cache is
+    unreachable (a lock that cannot be checked is not held)."""
+    backend = caches[alias]
+    key = backend.make_key(name)
+    token = secrets.token_hex(16)
+    if isinstance(backend, RedisCache):
+        lock = _redis_client(alias).lock(key, timeout=seconds, blocking=False)
+        try:
+            held = lock.acquire(token=token)
+        except UNREACHABLE as exc:
+            _warn("lock", key, exc)
+            held = False
+        try:
+            yield held
+        finally:
+            if held:
+                try:
+                    lock.release()
+                except (LockError, *UNREACHABLE) as exc:
+                    # Expired (and perhaps taken by another run) or unreachable: the lock
+                    # lapses after `seconds` in any case.
+                    _warn("unlock", key, exc)
+        return
+    with _local_locks:
+        held = backend.add(name, token, seconds)
+    try:
+        yield held
+    finally:
+        if held:
+            with _local_locks:
+                if backend.get(name) == token:
+                    backend.delete(name)
+
+
+def _redis_client(alias: str) -> redis.Redis:
+    """A redis-py client on the cache's (first, writable) server, one per process and
+    configuration, for what Django's cache API has no call for (locks)."""
+    config = settings.CACHES[alias]
+    location = config["LOCATION"]
+    server = (location.split(",") if isinstance(location, str) else location)[0]
+    options = {
+        name: value
+        for name, value in config.get("OPTIONS", {}).items()
+        if name not in ("serializer", "pool_class", "parser_class")
+    }
+    identity = repr((server, sorted(options.items())))
+    with _local_locks:
+        client = _redis_clients.get(identity)
+        if client is None:
+            client = _redis_clients[identity] = redis.Redis.from_url(server, **options)
+    return client

@@ -4,13 +4,13 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.request import Request
 
 from news_site.accounts.errors import BEARER_CHALLENGE, InvalidToken, TokenInQuery
-from news_site.accounts.models import Account, ApiToken
-from news_site.accounts.selectors import token_authenticate
+from news_site.accounts.models import Account
+from news_site.accounts.tokens import Caller, caller_authenticate
 from shared.http import MalformedAuthorization, bearer_token
 
 
 class BearerAuthentication(BaseAuthentication):
-    def authenticate(self, request: Request) -> tuple[Account, ApiToken] | None:
+    def authenticate(self, request: Request) -> tuple[Account, Caller] | None:
         # Tokens in URLs end up in proxy logs, browser history and Referer headers.
         if "token" in request.query_params:
             raise TokenInQuery(
@@ -22,10 +22,10 @@ class BearerAuthentication(BaseAuthentication):
             raise InvalidToken(str(exc)) from exc
         if raw is None:
             return None
-        token = token_authenticate(raw=raw)
-        if token is None:
+        caller = caller_authenticate(raw=raw)
+        if caller is None:
             raise InvalidToken("the token is unknown, expired or revoked: log in again")
-        return token.account, token
+        return caller.account, caller
 
     def authenticate_header(self, request: Request) -> str:
         return BEARER_CHALLENGE

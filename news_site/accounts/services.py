@@ -12,6 +12,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from news_site.accounts.generation import account_changed
 from news_site.accounts.models import (
     Account,
     ApiToken,
@@ -21,7 +22,6 @@ from news_site.accounts.models import (
     Provider,
 )
 from news_site.news.models import Feed
-from shared import cache as shared_cache
 from shared.ratelimit import identity_normalize
 
 logger = logging.getLogger(__name__)
@@ -59,16 +59,6 @@ def token_issue(*, account: Account) -> tuple[str, ApiToken]:
         expires_at=timezone.now() + timedelta(days=settings.NEWS_TOKEN_LIFETIME_DAYS),
     )
     return raw, token
-
-
-def account_generation_key(account_id: int) -> str:
-    return f"news:account-generation:{account_id}"
-
-
-def account_changed(*, account_id: int) -> None:
-    """Tell every process that its copies of this account's tokens and follows are out of
-    date (selectors.token_authenticate, selectors.followed_feed_ids)."""
-    shared_cache.generation_changed(account_generation_key(account_id))
 
 
 def token_revoke(*, token: ApiToken) -> None:
@@ -142,6 +132,15 @@ def login_code_verify(*, email: str, code: str) -> Account:
     if failure:
         raise LoginFailed("invalid_code", failure)
     return account_for_identity(provider=Provider.EMAIL, subject=email, email=email)
+
+
+def account_for_id_token_claims(*, provider: str, claims: dict) -> Account:
+    """The account behind verified OpenID Connect claims. Their email is kept only when the
+    provider says it verified it: Apple sends the string "true", and "false" (a non-empty
+    string) is not verified."""
+    verified = claims.get("email_verified") in (True, "true")
+    email = str(claims.get("email", "")) if verified else ""
+    return account_for_identity(provider=provider, subject=str(claims["sub"]), email=email)
 
 
 def account_for_identity(*, provider: str, subject: str, email: str = "") -> Account:

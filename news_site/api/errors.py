@@ -1,6 +1,6 @@
 """The one place that turns errors into the v1 envelope `{error: {type, message}, meta}`.
 
-`type` values (documented in the OpenAPI schema and the README): invalid_parameter,
+`type` values (documented in the OpenAPI schema and docs/mobile-api.md): invalid_parameter,
 invalid_request, token_in_query, invalid_code, invalid_id_token, provider_not_configured,
 provider_unavailable, not_authenticated, invalid_token, not_found, method_not_allowed,
 unsupported_media_type, not_acceptable, payload_too_large, rate_limited, internal_error,

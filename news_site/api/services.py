@@ -3,11 +3,10 @@
 import hashlib
 import logging
 
-from django.core.cache import cache
 from django.utils import timezone
-from redis.exceptions import RedisError
 
-from news_site.news.services import entry_view_record
+from news_site.news.entries import entry_view_record
+from shared import cache as shared_cache
 
 logger = logging.getLogger(__name__)
 
@@ -20,13 +19,10 @@ def entry_view_register(*, entry_id: int, viewer: str) -> bool:
     popularity. Returns whether this view counted."""
     day = timezone.localdate()
     viewer_key = hashlib.sha256(viewer.encode()).hexdigest()[:32]
-    try:
-        first = cache.add(f"entry-view:{day}:{entry_id}:{viewer_key}", 1, _DAY_SECONDS)
-    except RedisError as exc:
+    first = shared_cache.mark_once(f"entry-view:{day}:{entry_id}:{viewer_key}", _DAY_SECONDS)
+    if first is None:
         # The article is still served; while Redis is down every open counts.
-        logger.warning(
-            "view counted without its once-a-day mark, the cache is unreachable: %s", exc
-        )
+        logger.warning("view counted without its once-a-day mark, the cache is unreachable")
         first = True
     if not first:
         return False

@@ -18,8 +18,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from news_site.ingest.services import IngestReport, ingest_run
+from news_site.news.entries import entry_view_record
+from news_site.news.feeds import feed_add
 from news_site.news.models import Entry, Feed, FeedKind, ProductGuide
-from news_site.news.services import entry_view_record, feed_add
 from shared.fetch import FetchError, FetchResult
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo_data"

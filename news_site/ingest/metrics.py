@@ -61,9 +61,8 @@ class IngestCollector:
                     "How long the last ingest run took.",
                     value=(last.finished_at - last.started_at).total_seconds(),
                 )
-        # Runs from before the task returned its counts returned a line of text.
-        counts = last_success.return_value if last_success else None
-        if isinstance(counts, dict):
+        if last_success is not None:
+            counts = last_success.return_value
             yield _by_result(
                 "news_ingest_last_success_feeds",
                 "Feeds in the last successful ingest run, by result.",

@@ -7,16 +7,13 @@ from django.db.models import Max
 from django_tasks_db.models import DBTaskResult
 
 INGEST_TASK_PATH = "news_site.ingest.tasks.ingest_task"
-# Results of runs from before the task moved to the ingest app still count, so a deploy of the
-# move does not make /readyz and /metrics forget the last run.
-_INGEST_TASK_PATHS = (INGEST_TASK_PATH, "news_site.news.tasks.ingest_task")
 
 
 def ingest_worker_status(*, now: datetime) -> dict:
     """When a worker last finished an ingest run; stale after NEWS_WORKER_STALE_MINUTES."""
-    last = DBTaskResult.objects.filter(
-        task_path__in=_INGEST_TASK_PATHS, status="SUCCESSFUL"
-    ).aggregate(last=Max("finished_at"))["last"]
+    last = DBTaskResult.objects.filter(task_path=INGEST_TASK_PATH, status="SUCCESSFUL").aggregate(
+        last=Max("finished_at")
+    )["last"]
     stale_after = timedelta(minutes=settings.NEWS_WORKER_STALE_MINUTES)
     return {
         "ok": last is not None and now - last <= stale_after,
@@ -27,6 +24,6 @@ def ingest_worker_status(*, now: datetime) -> dict:
 def ingest_runs_latest() -> tuple[DBTaskResult | None, DBTaskResult | None]:
     """The ingest run that finished last (successful or not) and the last successful one."""
     finished = DBTaskResult.objects.filter(
-        task_path__in=_INGEST_TASK_PATHS, finished_at__isnull=False
+        task_path=INGEST_TASK_PATH, finished_at__isnull=False
     ).order_by("-finished_at")
     return finished.first(), finished.filter(status="SUCCESSFUL").first()

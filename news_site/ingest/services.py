@@ -8,23 +8,21 @@ broken feed, entry or episode never stops the rest).
 """
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
+from typing import Any
 
 from django.utils import timezone
 
+from news_site.news.feeds import FeedsReport, feeds_refresh_due
+from news_site.news.fetching import Fetcher, http_fetch
 from news_site.news.health import paused_sources_notify
-from news_site.news.services import (
-    Fetcher,
-    Progress,
-    entries_summarise,
-    feeds_refresh_due,
-    http_fetch,
-)
+from news_site.news.progress import Progress
+from news_site.news.summaries import SummaryReport, entries_summarise
 from news_site.news.summarise import ChatModel
 from news_site.podcasts.services import episode_transcripts_fetch, episodes_store
 from news_site.search.services import entries_embed
-from news_site.stories.services import ClusterReport, stories_cluster
+from news_site.stories.clustering import ClusterReport, stories_cluster
 
 
 class Step(StrEnum):
@@ -39,17 +37,11 @@ ALL_STEPS: tuple[Step, ...] = tuple(Step)
 
 
 @dataclass
-class IngestReport:
-    """The run's counts, flat so the task result (JSON) and /metrics read them by name."""
+class IngestReport(FeedsReport, SummaryReport):
+    """The run's counts, flat so the task result (JSON) and /metrics read them by name: the
+    feeds and summaries steps' own fields (inherited), the other steps' counts copied in under
+    their names, a clustering count prefixed `stories_`."""
 
-    feeds_fetched: int = 0
-    feeds_not_modified: int = 0
-    feeds_failed: int = 0
-    entries_new: int = 0
-    episodes_new: int = 0
-    items_skipped: int = 0
-    entries_summarised: int = 0
-    summaries_failed: int = 0
     entries_embedded: int = 0
     transcripts_stored: int = 0
     transcripts_failed: int = 0
@@ -80,20 +72,26 @@ class IngestReport:
                 f"transcripts: {self.transcripts_stored} stored, {self.transcripts_failed} failed"
             )
         if Step.STORIES in self.steps:
-            parts.append(
-                ClusterReport(
-                    entries_assigned=self.stories_entries_assigned,
-                    stories_created=self.stories_created,
-                    stories_joined=self.stories_joined,
-                    stories_reopened=self.stories_reopened,
-                    stories_linked=self.stories_linked,
-                    stories_written=self.stories_written,
-                    stories_written_by_model=self.stories_written_by_model,
-                    failed=self.stories_failed,
-                    skipped_locked=self.stories_skipped_locked,
-                ).line()
-            )
+            clustering = {
+                item.name: getattr(self, _prefixed(item.name, _STORIES))
+                for item in fields(ClusterReport)
+            }
+            parts.append(ClusterReport(**clustering).line())
         return "; ".join(parts)
+
+    def add(self, step: Step, counts: Any, *, prefix: str = "") -> None:
+        """Take a step's report: each of its counts under its name, `prefix`ed when the name
+        lacks it."""
+        for item in fields(counts):
+            setattr(self, _prefixed(item.name, prefix), getattr(counts, item.name))
+        self.steps.append(step)
+
+
+_STORIES = "stories_"
+
+
+def _prefixed(name: str, prefix: str) -> str:
+    return name if name.startswith(prefix) else prefix + name
 
 
 def ingest_run(
@@ -109,37 +107,17 @@ def ingest_run(
     report = IngestReport()
     if Step.FEEDS in chosen:
         feeds = feeds_refresh_due(store_episodes=episodes_store, fetcher=fetcher, progress=progress)
-        report.feeds_fetched = feeds.feeds_fetched
-        report.feeds_not_modified = feeds.feeds_not_modified
-        report.feeds_failed = feeds.feeds_failed
-        report.entries_new = feeds.entries_new
-        report.episodes_new = feeds.episodes_new
-        report.items_skipped = feeds.items_skipped
+        report.add(Step.FEEDS, feeds)
         paused_sources_notify(now=timezone.now())
-        report.steps.append(Step.FEEDS)
     if Step.SUMMARIES in chosen and model is not None:
-        summaries = entries_summarise(model=model, fetcher=fetcher, progress=progress)
-        report.entries_summarised = summaries.entries_summarised
-        report.summaries_failed = summaries.summaries_failed
-        report.steps.append(Step.SUMMARIES)
+        report.add(
+            Step.SUMMARIES, entries_summarise(model=model, fetcher=fetcher, progress=progress)
+        )
     if Step.EMBEDDINGS in chosen:
         report.entries_embedded = entries_embed()
         report.steps.append(Step.EMBEDDINGS)
     if Step.TRANSCRIPTS in chosen:
-        transcripts = episode_transcripts_fetch(fetcher=fetcher)
-        report.transcripts_stored = transcripts.transcripts_stored
-        report.transcripts_failed = transcripts.transcripts_failed
-        report.steps.append(Step.TRANSCRIPTS)
+        report.add(Step.TRANSCRIPTS, episode_transcripts_fetch(fetcher=fetcher))
     if Step.STORIES in chosen:
-        stories = stories_cluster(model=model)
-        report.stories_entries_assigned = stories.entries_assigned
-        report.stories_created = stories.stories_created
-        report.stories_joined = stories.stories_joined
-        report.stories_reopened = stories.stories_reopened
-        report.stories_linked = stories.stories_linked
-        report.stories_written = stories.stories_written
-        report.stories_written_by_model = stories.stories_written_by_model
-        report.stories_failed = stories.failed
-        report.stories_skipped_locked = stories.skipped_locked
-        report.steps.append(Step.STORIES)
+        report.add(Step.STORIES, stories_cluster(model=model), prefix=_STORIES)
     return report

@@ -16,9 +16,10 @@ from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from news_site.news import discovery, opml, services
+from news_site.news import discovery, opml
 from news_site.news.admin_review import SummaryReviewAdmin
 from news_site.news.discovery import DiscoveryProblem
+from news_site.news.generation import content_changed
 from news_site.news.health import source_health
 from news_site.news.models import (
     Entry,
@@ -29,6 +30,7 @@ from news_site.news.models import (
     SummaryState,
     Tag,
 )
+from news_site.news.summaries import entries_resummarise_request
 from news_site.news.tasks import feed_fetch_task
 
 # The review queue's admin lives in its own module; admin's autodiscovery imports only this one.
@@ -44,15 +46,15 @@ class NewsAdmin(admin.ModelAdmin):
     # An editor's change shows in the /api/v1 lists at once, not when their pages expire.
     def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
         super().save_related(request, form, formsets, change)
-        services.content_changed()
+        content_changed()
 
     def delete_model(self, request: HttpRequest, obj: models.Model) -> None:
         super().delete_model(request, obj)
-        services.content_changed()
+        content_changed()
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
         super().delete_queryset(request, queryset)
-        services.content_changed()
+        content_changed()
 
 
 _DISCOVERY_MESSAGES = {
@@ -338,9 +340,7 @@ class EntryAdmin(NewsAdmin):
 
     @admin.action(description="Be modellen sammanfatta igen")
     def resummarise(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
-        count = services.entries_resummarise_request(
-            entry_ids=queryset.values_list("pk", flat=True)
-        )
+        count = entries_resummarise_request(entry_ids=queryset.values_list("pk", flat=True))
         self.message_user(
             request, f"{count} artiklar sammanfattas vid nästa körning.", messages.SUCCESS
         )

@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from news_site.news import services
+from news_site.news.generation import content_changed
 from news_site.news.models import SummaryReview, SummaryState
 
 TO_REVIEW = "att-granska"
@@ -99,7 +99,7 @@ class SummaryReviewAdmin(admin.ModelAdmin):
             obj.summary_state = SummaryState.EDITED
             obj.summary_reviewed_at = timezone.now()
         super().save_model(request, obj, form, change)
-        services.content_changed()
+        content_changed()
 
     @admin.action(description="Godkänn markerade sammanfattningar")
     def approve(self, request: HttpRequest, queryset: QuerySet[SummaryReview]) -> None:

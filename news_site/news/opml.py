@@ -20,8 +20,8 @@ from django.db import transaction
 from lxml import etree
 
 from news_site.news.cleaning import clean_text, clean_url
+from news_site.news.feeds import feed_add
 from news_site.news.models import Feed, FeedKind
-from news_site.news.services import feed_add
 
 # An OPML file of a few thousand sources is well under a megabyte.
 MAX_OPML_BYTES = 5 * 1024 * 1024

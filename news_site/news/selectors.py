@@ -3,7 +3,6 @@
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.core.cache import caches
 from django.db.models import Case, Count, F, Prefetch, Q, QuerySet, Value, When
 from django.db.models.functions import Lower
 
@@ -15,7 +14,6 @@ from news_site.news.models import (
     SummaryState,
     Tag,
 )
-from shared import cache as shared_cache
 
 MAX_SUMMARY_ATTEMPTS = 3
 _RELEVANT = Q(entries__platform_relevant=True)
@@ -118,40 +116,9 @@ def tag_list() -> QuerySet[Tag]:
     return Tag.objects.order_by(Lower("name"), "id")
 
 
-# How long the per-source entry counts are reused. Counting reads the entry_relevant_feed index
-# alone (about 9 ms at 100,000 entries on PostgreSQL; a scan of the table took 100 ms), still
-# too much per request; the counts are the same for every caller, and a minute behind is fine
-# for a number shown beside a source's name.
-FEED_COUNTS_SECONDS = 60
-_FEED_COUNTS_KEY = "news:feed-entry-counts:v1"
-
-
-# What the public lists show of entries, sources and tags changes with ingest and editors'
-# saves (services.content_changed); copies of rendered pages are made under this generation.
-# Each process reads it from the shared cache at most once a CONTENT_GENERATION_SECONDS.
-CONTENT_GENERATION_KEY = "news:content-generation"
-CONTENT_GENERATION_SECONDS = 1
-
-
-def content_generation() -> int | None:
-    """The current content generation; None when the shared cache cannot be reached (then no
-    copy made under any generation is used)."""
-    memo = caches["process"].get(CONTENT_GENERATION_KEY)
-    if memo is not None:
-        return memo
-    generation = shared_cache.generation(CONTENT_GENERATION_KEY)
-    if generation is not None:
-        caches["process"].set(CONTENT_GENERATION_KEY, generation, CONTENT_GENERATION_SECONDS)
-    return generation
-
-
 def feed_entry_counts() -> dict[int, int]:
-    """Relevant entries per source id (sources without any are missing), at most
-    FEED_COUNTS_SECONDS old. Shared by every caller: no per-user data is in it."""
-    return shared_cache.get_or_make(_FEED_COUNTS_KEY, _feed_entry_counts, FEED_COUNTS_SECONDS)
-
-
-def _feed_entry_counts() -> dict[int, int]:
+    """Relevant entries per source id (sources without any are missing). Reads the
+    entry_relevant_feed index alone; news_site.news.counts keeps the result a minute."""
     rows = _public().values("feed_id").annotate(count=Count("*")).order_by()
     return {row["feed_id"]: row["count"] for row in rows}
 

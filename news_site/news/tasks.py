@@ -3,8 +3,8 @@ it or asked for it, instead of at the next scheduled run."""
 
 from django_tasks import task
 
+from news_site.news.feeds import feed_refresh
 from news_site.news.models import Feed, FeedKind
-from news_site.news.services import feed_refresh
 
 
 @task()

@@ -10,9 +10,9 @@ from django.db.models import F
 from django.utils import timezone
 
 from news_site.news.cleaning import clean_int, clean_text, clean_url
+from news_site.news.fetching import Fetcher, http_fetch
 from news_site.news.models import Feed
 from news_site.news.parsing import MAX_DURATION_SECONDS, ParsedEpisode
-from news_site.news.services import Fetcher, http_fetch
 from news_site.podcasts.models import EpisodeTranscript, PodcastEpisode
 from news_site.podcasts.selectors import episodes_without_transcript
 from shared.fetch import FetchError
@@ -93,7 +93,7 @@ def _decode(body: bytes, content_type: str) -> str:
 
 
 def episodes_store(feed: Feed, episodes: list[ParsedEpisode], *, fetcher: Fetcher) -> int:
-    """The feeds step's episode store (news.services.EpisodesStore): upserts each episode by
+    """The feeds step's episode store (news.feeds.EpisodesStore): upserts each episode by
     its id and loads its chapters once; returns how many were new."""
     created = 0
     for episode in episodes:

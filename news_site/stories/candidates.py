@@ -15,7 +15,7 @@ For an entry, only the stories that share an entity and lie in its time window a
 one matrix product over their rows estimates the score of each (the text cosine from the
 hashed rows, the entity overlap exact). Those whose estimate is ESTIMATE_MARGIN or more below
 the lowest threshold are dropped, and of the rest the SHORTLIST_SIZE best get the exact score
-(services.similarity). So the cost of an entry follows the number of stories near it, not the
+(scoring.similarity). So the cost of an entry follows the number of stories near it, not the
 number of stories, and the choice is the exhaustive one unless a hashing error larger than the
 margin (about four standard deviations at 256 dimensions) hides the winner.
 tests/news/stories/test_news_stories_candidates.py compares both on a set built to crowd the
@@ -142,7 +142,7 @@ class CandidateIndex:
             return [self._items[row] for row in rows]
         # One product over the rows near the entry: the text part of each estimate.
         text = self._vectors[rows] @ hashed
-        # The weighted Jaccard of services.entity_overlap, for these rows.
+        # The weighted Jaccard of scoring.entity_overlap, for these rows.
         shared = np.zeros(len(rows))
         for entity in entities:
             if entity in self._postings:

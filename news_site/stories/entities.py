@@ -7,6 +7,7 @@ The vocabulary is the built-in list below plus the titles of the product guides 
 the database, so a new product gets recognised once it has a guide.
 """
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -102,3 +103,13 @@ class EntityExtractor:
 def is_specific(entity: str) -> bool:
     """A model or generation ("iphone 18 pro", "m5") rather than a whole line ("iphone")."""
     return any(ch.isdigit() for ch in entity) or " " in entity.removeprefix(_GENERIC_PREFIX)
+
+
+# A product line alone ("iPhone") says less about the event than a model ("iPhone 18 Pro").
+GENERIC_ENTITY_WEIGHT = 0.3
+
+
+@functools.lru_cache(maxsize=65536)
+def entity_weight(entity: str) -> float:
+    """What sharing this entity says about two texts being about one event."""
+    return 1.0 if is_specific(entity) else GENERIC_ENTITY_WEIGHT

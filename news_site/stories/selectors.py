@@ -43,10 +43,6 @@ def stories_since(*, moment: datetime) -> QuerySet[Story]:
     return Story.objects.filter(last_entry_published_at__gte=moment).order_by("id")
 
 
-def story_members(*, story: Story) -> QuerySet[Entry]:
-    return story.entries.select_related("feed").order_by("listed_at", "id")
-
-
 def stories_members(*, story_ids: list[int]) -> QuerySet[Entry]:
     """The members of several stories, each story's in order (group them by story_id)."""
     return (

@@ -1,14 +1,28 @@
 """A story's title, lead and body: written by the configured model from the members' titles and
-summaries, or built from those summaries offline (and marked as such on the story)."""
+summaries, or built from those summaries offline (and marked as such on the story). Texts are
+rewritten only when their members changed (or a model is now available for an offline text).
+"""
 
 import json
-import re
+import logging
+from collections import defaultdict
 from dataclasses import dataclass
 
-from news_site.news.models import Entry
-from news_site.news.summarise import ChatModel, SummaryError
+from django.db.models import QuerySet
+from django.utils.text import slugify
 
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
+from news_site.news.llm import strip_code_fence
+from news_site.news.models import Entry, Story
+from news_site.news.summarise import BudgetExhausted, ChatModel, SummaryError
+from news_site.news.text import sha256
+from news_site.stories import selectors
+from news_site.stories.rows import rows_update
+
+logger = logging.getLogger(__name__)
+
+# Stories whose members are read, and whose texts are written, together.
+_WRITE_CHUNK = 500
+_TEXT_FIELDS = ["title", "slug", "lead", "body", "written_by_model", "text_fingerprint"]
 _MAX_MEMBERS_IN_PROMPT = 12
 _MAX_SUMMARY_CHARS = 1200
 
@@ -28,6 +42,14 @@ class StoryText:
     lead: str
     body: str
     by_model: bool
+
+
+@dataclass(frozen=True)
+class TextsWritten:
+    """What stories_write did: texts written, and how many of them by the model."""
+
+    stories: int = 0
+    by_model: int = 0
 
 
 def story_text_offline(*, members: list[Entry]) -> StoryText:
@@ -55,7 +77,7 @@ def story_text_from_model(*, members: list[Entry], model: ChatModel) -> StoryTex
         [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": articles}]
     )
     try:
-        data = json.loads(_FENCE.sub("", content.strip()))
+        data = json.loads(strip_code_fence(content))
     except ValueError as exc:
         raise SummaryError("the model did not answer with JSON") from exc
     if not isinstance(data, dict):
@@ -68,3 +90,63 @@ def story_text_from_model(*, members: list[Entry], model: ChatModel) -> StoryTex
 
 def _summary(entry: Entry) -> str:
     return entry.swedish_summary or entry.summary_original
+
+
+def stories_write(*, stories: QuerySet[Story], model: ChatModel | None) -> TextsWritten:
+    """Write the text of every story whose members changed since its text was written, and
+    upgrade offline texts of multi-source stories when a model is configured. A story of one
+    article is that article: it never costs a model call. Members are read 500 stories at a
+    time, offline texts written in bulk."""
+    written_count = by_model = 0
+    ordered = list(stories.filter(entries_count__gt=0).order_by("-updated_at", "-id"))
+    for start in range(0, len(ordered), _WRITE_CHUNK):
+        chunk = ordered[start : start + _WRITE_CHUNK]
+        members_of: dict[int, list[Entry]] = defaultdict(list)
+        for entry in selectors.stories_members(story_ids=[story.pk for story in chunk]):
+            members_of[entry.story_id].append(entry)
+        written: list[Story] = []
+        for story in chunk:
+            members = members_of[story.pk]
+            if not members:
+                continue
+            fingerprint = _members_fingerprint(members)
+            upgrade = model is not None and len(members) > 1 and not story.written_by_model
+            if fingerprint == story.text_fingerprint and not upgrade:
+                continue
+            text = None
+            if model is not None and len(members) > 1:
+                try:
+                    text = story_text_from_model(members=members, model=model)
+                except SummaryError as exc:
+                    logger.info("story %s: model text failed, offline text used: %s", story.pk, exc)
+                except BudgetExhausted:
+                    logger.info("model budget spent; remaining stories get offline texts")
+                    model = None
+            if text is None:
+                if fingerprint == story.text_fingerprint:
+                    continue
+                text = story_text_offline(members=members)
+            _story_text_set(story=story, text=text, fingerprint=fingerprint)
+            written.append(story)
+            written_count += 1
+            by_model += text.by_model
+        rows_update(Story, written, _TEXT_FIELDS)
+    return TextsWritten(stories=written_count, by_model=by_model)
+
+
+def _story_text_set(*, story: Story, text: StoryText, fingerprint: str) -> None:
+    story.title = text.title
+    story.slug = slugify(text.title)[:300]
+    story.lead = text.lead
+    story.body = text.body
+    story.written_by_model = text.by_model
+    story.text_fingerprint = fingerprint
+
+
+def _members_fingerprint(members: list[Entry]) -> str:
+    """Changes when a member joins or a member's title or summaries change."""
+    return sha256(
+        "\n".join(
+            f"{e.pk}\t{e.title}\t{e.summary_original}\t{e.summary_translated}" for e in members
+        )
+    )

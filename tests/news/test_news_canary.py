@@ -11,8 +11,8 @@ import httpx
 import pytest
 
 from news_site.ingest.services import ingest_run
+from news_site.news.feeds import feed_add
 from news_site.news.models import Entry, SummaryState, Tag
-from news_site.news.services import feed_add
 from news_site.news.summarise import ChatModel
 from tests.news.conftest import FakeModel
 from tests.news.inprocess import http, served_queries  # noqa: F401 - surfaces in-process

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from news_site.news.models import Entry, Story
 from news_site.podcasts.models import PodcastEpisode
-from news_site.stories.services import story_refresh
+from news_site.stories.recount import story_refresh
 
 # The MCP tests' server: uvicorn with the ASGI app, in a thread sharing the test database.
 from tests.news.mcp.conftest import McpServer, _mcp_uvicorn, mcp_server  # noqa: F401

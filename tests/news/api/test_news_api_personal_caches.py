@@ -9,9 +9,9 @@ from django.core.cache import caches
 
 from news_site.accounts import services as accounts
 from news_site.accounts.models import ApiToken, Follow
+from news_site.news.feeds import feed_refresh
+from news_site.news.generation import CONTENT_GENERATION_KEY
 from news_site.news.models import Entry
-from news_site.news.selectors import CONTENT_GENERATION_KEY
-from news_site.news.services import feed_refresh
 from tests.private_services import cache_on_stopped_redis
 
 pytestmark = pytest.mark.django_db

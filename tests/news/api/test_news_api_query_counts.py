@@ -6,7 +6,7 @@ a per-entry query (a relation fetched lazily in a serializer) would show here fi
 that grows from page size 1 to 50. Each expected figure says what its queries are.
 
 A token and its account's follows are read from the database on the token's first request in
-a process and then kept (news_site/accounts/selectors.py), so a Bearer request costs what an
+a process and then kept (news_site/accounts/tokens.py), so a Bearer request costs what an
 anonymous one does; test_a_tokens_first_request_reads_it_and_its_follows counts that first
 read.
 """

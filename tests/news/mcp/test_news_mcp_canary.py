@@ -5,8 +5,8 @@ import json
 import pytest
 
 from news_site.ingest.services import ingest_run
+from news_site.news.feeds import feed_add
 from news_site.news.models import Entry
-from news_site.news.services import feed_add
 from news_site.news.summarise import ChatModel
 
 pytestmark = pytest.mark.django_db(transaction=True)

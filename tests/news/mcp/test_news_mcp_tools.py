@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from news_site.news.models import ProductGuide, Story
 from news_site.podcasts.models import PodcastEpisode
-from news_site.stories.services import story_refresh
+from news_site.stories.recount import story_refresh
 
 pytestmark = pytest.mark.every_backend
 

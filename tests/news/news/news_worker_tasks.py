@@ -8,7 +8,7 @@ from datetime import date
 
 from django_tasks import task
 
-from news_site.news.services import entry_view_record
+from news_site.news.entries import entry_view_record
 
 
 @task()

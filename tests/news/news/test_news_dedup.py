@@ -3,8 +3,8 @@
 import pytest
 
 from news_site.ingest.services import ingest_run
+from news_site.news.feeds import feed_refresh
 from news_site.news.models import Entry, SummaryState
-from news_site.news.services import feed_refresh
 from news_site.news.text import canonical_url
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]

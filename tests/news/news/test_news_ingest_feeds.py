@@ -8,8 +8,8 @@ import pytest
 from django.utils import timezone
 
 from news_site.ingest.services import ingest_run
+from news_site.news.feeds import feed_claim, feed_refresh
 from news_site.news.models import Entry, Feed, FetchOutcome
-from news_site.news.services import feed_claim, feed_refresh
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 

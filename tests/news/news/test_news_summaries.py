@@ -4,7 +4,7 @@ import pytest
 
 from news_site.ingest.services import ingest_run
 from news_site.news.models import Entry, SummaryState
-from news_site.news.services import entries_resummarise_request
+from news_site.news.summaries import entries_resummarise_request
 from news_site.news.summarise import ChatModel
 
 pytestmark = pytest.mark.django_db

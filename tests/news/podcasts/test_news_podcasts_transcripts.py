@@ -5,8 +5,8 @@ from datetime import date
 
 import pytest
 
+from news_site.news.feeds import feed_refresh
 from news_site.news.models import FeedKind
-from news_site.news.services import feed_refresh
 from news_site.podcasts.models import EpisodeTranscript, PodcastEpisode
 from news_site.podcasts.services import episode_transcripts_fetch
 

@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 from news_site.news.models import Entry, Story
 from news_site.stories import selectors
 from news_site.stories.candidates import ESTIMATE_MARGIN, CandidateIndex
-from news_site.stories.services import (
+from news_site.stories.clustering import stories_assign
+from news_site.stories.entities import entity_weight
+from news_site.stories.scoring import (
     ENTITY_WEIGHT,
     TEXT_WEIGHT,
     ClusteringContext,
     entity_overlap,
-    entity_weight,
-    stories_assign,
 )
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]

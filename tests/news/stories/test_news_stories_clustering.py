@@ -8,7 +8,7 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from news_site.news.models import Entry, Story, StoryStatus
-from news_site.stories.services import stories_cluster
+from news_site.stories.clustering import stories_cluster
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from news_site.news.models import Entry
-from news_site.stories.services import stories_cluster
+from news_site.stories.clustering import stories_cluster
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 

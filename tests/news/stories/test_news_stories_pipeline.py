@@ -6,9 +6,9 @@ import io
 import pytest
 from django.core.management import call_command
 
+from benchmarks.cluster_quality import continuations_load, labels_load, quality_measure
 from news_site.ingest.demo import demo_load
 from news_site.news.models import Entry, Story
-from news_site.stories.quality import continuations_load, labels_load, quality_measure
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from news_site.news.models import Story
 from news_site.news.summarise import ChatModel
-from news_site.stories.services import stories_cluster
+from news_site.stories.clustering import stories_cluster
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 

@@ -11,7 +11,7 @@ from django.core.management.base import BaseCommand
 
 from news_site.ingest.services import ALL_STEPS, Step, ingest_run
 from news_site.ingest.tasks import ingest_task
-from news_site.news.summarise import ChatModel
+from news_site.news.llm import model_from_settings
 
 
 class TerminalProgress:
@@ -71,17 +71,9 @@ class Command(BaseCommand):
             steps = (Step.SUMMARIES,)
         interactive = options["verbosity"] >= 1 and sys.stderr.isatty()
         progress = TerminalProgress(sys.stderr) if interactive else None
-        model = ChatModel.from_settings()
-        if model is None and options["verbosity"] >= 1:
-            self.stderr.write("no summary model configured (NEWS_LLM_*): offline extracts only")
-        try:
-            report = ingest_run(
-                model=model,
-                progress=progress,
-                steps=steps,
-            )
-        finally:
-            if model is not None:
-                model.close()
+        with model_from_settings() as model:
+            if model is None and options["verbosity"] >= 1:
+                self.stderr.write("no summary model configured (NEWS_LLM_*): offline extracts only")
+            report = ingest_run(model=model, progress=progress, steps=steps)
         if options["verbosity"] >= 1:
             self.stdout.write(report.line())

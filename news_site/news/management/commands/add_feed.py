@@ -4,8 +4,8 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.core.validators import URLValidator
 
+from news_site.news.feeds import feed_add
 from news_site.news.models import FeedKind
-from news_site.news.services import feed_add
 
 
 class Command(BaseCommand):

@@ -5,21 +5,17 @@
 
 from django.core.management.base import BaseCommand
 
-from news_site.news.summarise import ChatModel
-from news_site.stories.services import stories_cluster
+from news_site.news.llm import model_from_settings
+from news_site.stories.clustering import stories_cluster
 
 
 class Command(BaseCommand):
     help = "Assign new entries to stories, refresh them, write their texts, update statuses."
 
     def handle(self, *args, **options):
-        model = ChatModel.from_settings()
-        if model is None and options["verbosity"] >= 1:
-            self.stderr.write("no model configured (NEWS_LLM_*): offline story texts only")
-        try:
+        with model_from_settings() as model:
+            if model is None and options["verbosity"] >= 1:
+                self.stderr.write("no model configured (NEWS_LLM_*): offline story texts only")
             report = stories_cluster(model=model)
-        finally:
-            if model is not None:
-                model.close()
         if options["verbosity"] >= 1:
             self.stdout.write(report.line())

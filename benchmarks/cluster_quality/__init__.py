@@ -18,8 +18,8 @@ from xml.sax.saxutils import escape
 import httpx
 import yaml
 
+from news_site.news.feeds import feed_add
 from news_site.news.models import Entry, Feed, Story
-from news_site.news.services import feed_add
 from shared.fetch import FetchError, FetchResult
 
 LABELS_PATH = Path(__file__).resolve().parent / "labels.json"

@@ -1,0 +1,126 @@
+"""The pages /api/v1 keeps in each process.
+
+A page whose content is the same for every caller who asks for it (a list of entries has no
+per-user field) is made once and kept in this process's `pages` cache under the content
+generation (news_site.news.generation), as long as the anonymous response cache keeps whole
+responses: an editor's change or an ingest shows at once, a view count or a story's source
+count within NEWS_RESPONSE_CACHE_SECONDS, and a Bearer request (which no response cache may
+answer) costs its token check instead of queries and JSON.
+
+Two kinds of page, one function each: page_bytes keeps the rendered body, served to every
+caller as it is; page_items keeps the serialized items, which the view completes per caller
+(whether the caller follows each source). A page of a list named by no `shared_as` is made
+for each request.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db.models import QuerySet
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from news_site.api.envelopes import PageNumberEnvelope
+from news_site.news.generation import content_generation
+from shared import cache as shared_cache
+
+ItemsQuery = Callable[[], QuerySet]
+
+
+@dataclass(frozen=True)
+class PageItems:
+    """One page's serialized items and whether a next page exists."""
+
+    data: list[dict[str, Any]]
+    has_more: bool
+
+
+def page_bytes(
+    *,
+    view: APIView,
+    request: Request,
+    items: ItemsQuery,
+    serializer: type[serializers.Serializer],
+    params: dict[str, Any],
+    shared_as: str | None = None,
+    context: dict[str, Any] | None = None,
+) -> bytes:
+    """The rendered page of `items()`, a query set built only when the page is not kept
+    (building one costs more than serving a kept page). `shared_as`: a name for the list that
+    holds everything its content depends on besides the parameters."""
+
+    def render() -> bytes:
+        paginator = page_paginator(params)
+        data = _serialized(view, request, paginator, items, serializer, params, context)
+        response = paginator.get_paginated_response(data)
+        return request.accepted_renderer.render(
+            response.data, request.accepted_media_type, view.get_renderer_context()
+        )
+
+    return _kept(_page_key(request, f"bytes:{shared_as}", params) if shared_as else None, render)
+
+
+def page_items(
+    *,
+    view: APIView,
+    request: Request,
+    items: ItemsQuery,
+    serializer: type[serializers.Serializer],
+    params: dict[str, Any],
+    shared_as: str,
+    context: dict[str, Any] | None = None,
+) -> PageItems:
+    """The serialized items of a page of `items()` and whether a next page exists, kept like
+    page_bytes keeps a rendered page."""
+
+    def make() -> PageItems:
+        paginator = page_paginator(params)
+        data = _serialized(view, request, paginator, items, serializer, params, context)
+        return PageItems(data=list(data), has_more=paginator.has_more)
+
+    return _kept(_page_key(request, f"items:{shared_as}", params), make)
+
+
+def page_paginator(params: dict[str, Any]) -> PageNumberEnvelope:
+    return PageNumberEnvelope(
+        page=params["page"], per_page=params["per_page"], lang=params.get("lang")
+    )
+
+
+def _serialized(
+    view: APIView,
+    request: Request,
+    paginator: PageNumberEnvelope,
+    items: ItemsQuery,
+    serializer: type[serializers.Serializer],
+    params: dict[str, Any],
+    context: dict[str, Any] | None,
+) -> Any:
+    rows = paginator.paginate_queryset(items(), request, view)
+    context = {"request": request, "lang": params.get("lang"), **(context or {})}
+    return serializer(rows, many=True, context=context).data
+
+
+def _kept(key: str | None, make: Callable[[], Any]) -> Any:
+    if key is None:
+        return make()
+    # One thread of the process makes a page that is missing; the others wait for it.
+    return shared_cache.get_or_make(key, make, settings.NEWS_RESPONSE_CACHE_SECONDS, alias="pages")
+
+
+def _page_key(request: Request, shared_as: str, params: dict[str, Any]) -> str | None:
+    """Where the page is kept; None when it must be made (caching off, or the content
+    generation unknown because the shared cache is unreachable)."""
+    if settings.NEWS_RESPONSE_CACHE_SECONDS <= 0:
+        return None
+    generation = content_generation()
+    if generation is None:
+        return None
+    # The accepted media type carries the client's `indent`, which changes the bytes.
+    return (
+        f"{shared_as}:{params['page']}:{params['per_page']}:{params.get('lang')}:"
+        f"{request.accepted_media_type}:{generation}"
+    )
