@@ -177,7 +177,8 @@ class _Planner:
         self.major = major
         self.notices = notices
         self.declaration_problems: list[Problem] = []
-        self.declaration_valid = True
+        # Whether the last declaration this run read was valid; None when it read none.
+        self.declaration_valid: bool | None = None
 
     def plan(self, commits: list[gitlog.Commit]) -> list[_Step]:
         steps: list[_Step] = []
@@ -218,7 +219,7 @@ class _Planner:
     def record_declaration(self, run: PublishRun) -> None:
         for problem in self.declaration_problems:
             run.record_problem(DECLARATION_PATH, None, problem)
-        if self.declaration_valid:
+        if self.declaration_valid is True:
             run.problems.pop(DECLARATION_PATH, None)
 
     def _declaration(self, commit: gitlog.Commit) -> bool:
