@@ -115,7 +115,9 @@ def shown_location(location: tuple, kind: str, poison: str, where: float) -> str
 
 
 def write_state(repo, abbr: str, payload: dict) -> None:
-    repo.write(abbr, raw=yaml.safe_dump(payload, sort_keys=False, allow_unicode=True))
+    # Escaped (`"\x85"`, `"\u202E"`): written raw, U+0085 would be a YAML line break, and the
+    # file would hold a newline, not the character.
+    repo.write(abbr, raw=yaml.safe_dump(payload, sort_keys=False, allow_unicode=False))
 
 
 def reindex_command() -> int:
@@ -259,3 +261,36 @@ def test_a_version_the_database_refuses_is_that_files_problem(seeded, database_r
     assert live_payload("CA") == state_payload("CA", summary="Fixed.")
     ca_versions = Resource.objects.get(resource_type=ResourceType.STATE, resource_key="CA")
     assert ca_versions.current.version == 2  # no gap left by the refused version
+
+
+# One of each class; the sweep below cycles through them over every string of the file.
+ONE_OF_EACH = ["\x00", "\x1b", "\x85", "\ud800", "\ufdd0", "\U0010ffff", "\u202e", "\u2066"]
+
+
+def test_every_string_of_a_file_poisoned_in_one_run_refuses_only_those_versions(
+    seeded, run_reindex
+):
+    """One commit per string location of the rich file (every key and value, nested keys,
+    source urls, ESA program fields), each beside a valid edit of CA; one reindex run."""
+    poisoned_shas = {}
+    for index, (location, kind) in enumerate(LOCATIONS):
+        poison = ONE_OF_EACH[index % len(ONE_OF_EACH)]
+        write_state(seeded, "PA", poisoned(RICH, location, kind, poison, 0.5))
+        write_state(seeded, "CA", state_payload("CA", summary=f"Edit {index}."))
+        poisoned_shas[seeded.commit(f"Poison {index}")] = (location, kind, poison)
+    before = live_payload("PA")
+
+    report = run_reindex()
+
+    refused = [problem for problem in report.problems if problem.path == "states/PA.yaml"]
+    assert {problem.commit_sha for problem in refused} == set(poisoned_shas)
+    assert len(refused) == len(LOCATIONS)
+    for problem in refused:
+        location, kind, poison = poisoned_shas[problem.commit_sha]
+        if "invalid YAML" not in problem.message:
+            assert f"{shown_location(location, kind, poison, 0.5)}: " in problem.message
+    assert live_payload("PA") == before
+    ca = Resource.objects.get(resource_type=ResourceType.STATE, resource_key="CA").current
+    assert ca.version == 1 + len(LOCATIONS)
+    assert ca.payload == state_payload("CA", summary=f"Edit {len(LOCATIONS) - 1}.")
+    assert ReindexRun.objects.latest("finished_at").outcome == ReindexOutcome.INVALID_FILES
