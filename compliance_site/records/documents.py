@@ -282,8 +282,7 @@ def _refuse_in_string(path: str, location: tuple[str, ...], text: str, what: str
     raise InvalidDocument(
         f"{path}: {shown or '(document)'}: the {what} holds {code_point} at character "
         f"{position}, a control, surrogate, noncharacter or bidirectional override that state "
-        "files may not contain",
-        schema_path="unpublishable_character",
+        "files may not contain"
     )
 
 

@@ -121,7 +121,10 @@ def _reindex(*, repo_path: str, allow_rewritten_history: bool) -> ReindexReport:
             commits = list(gitlog.iter_commits(repo, since=since, head=head, paths=paths))
             report.commits_read = len(commits)
             tracked = {path: blob for path, (blob, _v) in run.tracked.items()}
-            planner = _Planner(repo, tracked, _major_at(repo, since, cursor), report.notices)
+            # The cursor knows the major at its own commit; after a rewrite the run starts at
+            # the merge base, whose declaration is read.
+            major = _major_at(repo, since, cursor) if rewritten else cursor.schema_version
+            planner = _Planner(repo, tracked, major, report.notices)
             steps = planner.plan(commits)
             if rewritten:
                 # Walking merge-base..head misses what only the dropped commits changed: what
@@ -316,7 +319,7 @@ def _refused(run: PublishRun):
     def refused(unit: _Unit, exc: Exception) -> None:
         step, _result = unit
         message = f"{step.path}: the database refused this version: {exc}"
-        _record_problem(run, step, message, "database")
+        _record_problem(run, step, message, "")
 
     return refused
 
@@ -357,5 +360,5 @@ def _missing_at_head(run: PublishRun, step: _Step) -> None:
         f"{step.path} is not in {step.commit.sha[:SHORT_SHA_LENGTH]} after the history was "
         "rewritten; its last published version stays live until the file is committed again"
     )
-    run.problems[step.path] = Problem(step.path, step.commit.sha, message, "missing_at_head")
+    run.problems[step.path] = Problem(step.path, step.commit.sha, message)
     run.report.problems.append(run.problems[step.path])

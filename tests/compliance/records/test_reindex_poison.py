@@ -155,8 +155,7 @@ def seeded(data_repo):
 )
 def test_a_poisoned_string_refuses_its_file_and_publishes_the_others(seeded, spot, poison, where):
     location, kind = spot
-    runs = ReindexRun.objects.count()
-    step = runs  # each example's own, distinct, valid edits
+    step = ReindexRun.objects.count()  # each example's own, distinct, valid edits
     before = live_payload("PA")
     ca = state_payload("CA", summary=f"Edited beside a poisoned file, step {step}.")
     write_state(seeded, "CA", ca)
