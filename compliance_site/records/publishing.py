@@ -205,9 +205,11 @@ def publish(
         if live is not None and live.hash == digest:
             continue
         version = live.version + 1 if live else 1
-        row = _version_row(run, commit, path, resource_type, key, version, part, digest, live)
-        row.payload_schema_version = major
-        run.rows.append(row)
+        run.rows.append(
+            _version_row(
+                run, commit, path, resource_type, key, version, part, digest, live, major=major
+            )
+        )
         run.live[(resource_type, key)] = _Live(version, part, digest)
         run.report.published[resource_type] += 1
         if resource_type == ResourceType.STATE:
@@ -215,7 +217,7 @@ def publish(
             run.verified_states[key] = (verified_on, version)
 
 
-def _version_row(run, commit, path, resource_type, key, version, payload, digest, live):
+def _version_row(run, commit, path, resource_type, key, version, payload, digest, live, *, major):
     committed_at, released_at = publish_dates(run, commit)
     offset = commit.committed_at.utcoffset()
     row = ResourceVersion(
@@ -225,6 +227,7 @@ def _version_row(run, commit, path, resource_type, key, version, payload, digest
         sequence=run.next_sequence,
         payload=payload,
         payload_hash=digest,
+        payload_schema_version=major,
         yaml_path=path,
         commit_sha=commit.sha,
         git_sha=commit.sha[:SHORT_SHA_LENGTH],
