@@ -25,6 +25,7 @@ CHANGE_EVENT_COLUMNS = (
     "released_at",
     "git_sha",
     "committed_at",
+    "git_committed_at",
     "committed_offset_minutes",
     "committed_by",
     "change_summary",
@@ -42,6 +43,7 @@ def change_event_shape(row: dict[str, Any]) -> dict[str, Any]:
         "released_at": row["released_at"].isoformat(),
         "git_sha": row["git_sha"],
         "committed_at": row["committed_at"].astimezone(offset).isoformat(),
+        "git_committed_at": row["git_committed_at"].astimezone(offset).isoformat(),
         "committed_by": row["committed_by"],
         "change_summary": row["change_summary"],
         "source": row["source"],
@@ -66,8 +68,16 @@ class ChangeEventSerializer(serializers.Serializer):
     released_at = serializers.DateField()
     git_sha = serializers.CharField()
     committed_at = serializers.DateTimeField(
-        help_text="The true instant, with the commit's own UTC offset; in UTC (+00:00) when the "
-        "commit claims an offset of 24 hours or more, which git stores but no clock has."
+        help_text="When the event counts as committed: git's committer date, but never later "
+        "than its publication and never earlier than the previous event's committed_at, so it "
+        "never decreases in publication order (the `since` rule loses nothing). Shown with the "
+        "commit's own UTC offset; in UTC (+00:00) when the commit claims an offset of 24 hours "
+        "or more, which git stores but no clock has."
+    )
+    git_committed_at = serializers.DateTimeField(
+        help_text="The committer date the commit itself claims (the true instant git stores), "
+        "with the same offset as committed_at. Whoever made the commit chose it: it may be "
+        "backdated or in the future."
     )
     committed_by = serializers.CharField(help_text="The commit author.")
     change_summary = serializers.CharField(help_text="The commit message.")
@@ -86,6 +96,10 @@ class VersionMetaSerializer(serializers.Serializer):
     version = serializers.IntegerField()
     released_at = serializers.DateField()
     git_sha = serializers.CharField()
+    payload_schema_version = serializers.CharField(
+        help_text="The state schema major this version's payload was written under; a version "
+        "keeps it for good, whatever /meta's schema_version is now."
+    )
 
 
 def version_meta(version: ResourceVersion) -> dict:
@@ -94,6 +108,7 @@ def version_meta(version: ResourceVersion) -> dict:
         "version": version.version,
         "released_at": version.released_at.isoformat(),
         "git_sha": version.git_sha,
+        "payload_schema_version": version.payload_schema_version,
     }
 
 
@@ -215,9 +230,10 @@ class ChangeFeedParams(serializers.Serializer):
         # A timestamp without an offset is read as UTC.
         moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
         try:
-            moment.astimezone(UTC)
+            # Handed to the database in UTC: PostgreSQL refuses offsets beyond ±15:59, which
+            # ISO 8601 (and Python) allow up to ±23:59.
+            return moment.astimezone(UTC)
         except OverflowError:
             # Before year 1 or after year 9999 in UTC (0001-01-01T00:00:00+01:00): the database
             # compares in UTC, where the earliest or latest instant selects the same events.
             return _EARLIEST if moment.year == 1 else _LATEST
-        return moment

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from compliance_site.api import views
-from compliance_site.api.state_schema import state_schema_v1
+from compliance_site.api.state_schema import state_schema
 from shared.apidocs import api_reference_view
 
 urlpatterns = [
@@ -16,5 +16,6 @@ urlpatterns = [
     path("citations/<str:abbr>", views.CitationView.as_view()),
     # The browsable reference and the state payload's JSON Schema (docs/compliance-data.md).
     path("docs", api_reference_view(schema_url_name="schema", title="Compliance Data Service")),
-    path("schema/state.v1.json", state_schema_v1, name="state-schema-v1"),
+    path("schema/state.v1.json", state_schema, name="state-schema-v1"),
+    path("schemas/state.v<int:major>.json", state_schema, name="state-schema"),
 ]

@@ -24,7 +24,6 @@ from compliance_site.records.changefeed import (
     change_page,
     sync_token_decode,
 )
-from compliance_site.records.documents import SCHEMA_VERSION
 from compliance_site.records.models import ResourceType, ResourceVersion
 from shared import cache
 
@@ -85,8 +84,7 @@ def _state_response(request: Request, version: ResourceVersion, cache_control: s
 class MetaView(KeyedView):
     @schema.META
     def get(self, request: Request) -> Response:
-        metadata = selectors.dataset_metadata()
-        data = shapes.DatasetMetadataSerializer({**metadata, "schema_version": SCHEMA_VERSION}).data
+        data = shapes.DatasetMetadataSerializer(selectors.dataset_metadata()).data
         return Response(_envelope(data))
 
 

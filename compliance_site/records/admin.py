@@ -23,11 +23,14 @@ class ResourceVersionAdmin(ReadOnlyAdmin):
         "resource_key",
         "version",
         "released_at",
+        "committed_at",
+        "git_committed_at",
+        "payload_schema_version",
         "git_sha",
         "committed_by",
         "source",
     ]
-    list_filter = ["resource_type", "source"]
+    list_filter = ["resource_type", "source", "payload_schema_version"]
     search_fields = ["resource_key", "git_sha", "change_summary"]
     ordering = ["-sequence"]
     list_select_related = False

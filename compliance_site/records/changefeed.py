@@ -5,10 +5,10 @@ service's secret, versioned, bound to the filters it was issued for, and pinned 
 sequence that existed when the first page was read, so paging while reindex publishes yields an
 exact, gap-free and duplicate-free walk of that snapshot.
 
-`committed_at` is data from the commit, and commits can be backdated: an event published today
-may carry last month's timestamp and would be missed by a client that syncs with `since`. The
-`sync_token` in every page's meta is the safe alternative: sending it back returns exactly the
-events published after it, whatever their timestamps.
+`committed_at` is never later than an event's publication and never earlier than the previous
+event's (records/publishing.py), so this order is publication order and a client that syncs with
+`since` loses nothing, whatever dates commits claim. The `sync_token` in every page's meta does
+the same by sequence: sending it back returns exactly the events published after it.
 """
 
 import hashlib

@@ -22,8 +22,9 @@ SEED_MESSAGE = "Seed compliance records for 51 jurisdictions"
 SEED_ACTOR = git.Actor("Compliance Data Team", "data-team@compliance.example")
 SEED_DATE = datetime.datetime.fromisoformat("2025-12-01T09:00:00-05:00")
 # The seeding content carries the verification dates of the data as it stands today, which are
-# after the seed commit; a record cannot be verified after its commit (reindex refuses it), so
-# the seed says "verified on the seed day" and a last commit records the later verifications.
+# after the seed commit; a history where a record is verified after the commit that publishes it
+# would not read as it happened, so the seed says "verified on the seed day" and a last commit
+# records the later verifications.
 REVERIFY_MESSAGE = "Record the latest verification dates"
 REVERIFY_ACTOR = SEED_ACTOR
 REVERIFY_DATE = datetime.datetime.fromisoformat("2026-11-16T10:00:00-05:00")

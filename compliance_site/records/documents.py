@@ -12,8 +12,12 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator, ValidationError
 
-SCHEMA_VERSION = "1"
-SCHEMA_PATH = Path(__file__).parent / "schemas" / f"state.v{SCHEMA_VERSION}.schema.json"
+from shared.untrusted_text import first_unpublishable
+
+SCHEMA_DIR = Path(__file__).parent / "schemas"
+# The major a data repository follows until it declares another (compliance_site/records/
+# schemadecl.py): the first one, which every history starts with.
+FIRST_SCHEMA_VERSION = "1"
 STATE_PATH = re.compile(r"^states/(?P<stem>[^/]+)\.yaml$")
 
 JURISDICTIONS = frozenset(
@@ -79,6 +83,26 @@ class _PayloadLoader(_Loader):  # type: ignore[misc, valid-type]
     """Safe YAML without implicit timestamps: dates stay ISO strings and are checked by the
     schema's `format: date`, so `2026-02-30` is a schema error with a path, not a crash."""
 
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+        # PyYAML keeps the last of two equal keys: a reviewer reads the first `name`, the
+        # service would publish the second. A duplicate is this file's error instead.
+        seen: set[Any] = set()
+        for key_node, _value in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                duplicate = key in seen
+            except TypeError:
+                continue  # unhashable: the base class reports it
+            if duplicate:
+                raise yaml.constructor.ConstructorError(
+                    "while constructing a mapping",
+                    node.start_mark,
+                    f"found duplicate key {str(key)[:80]!r}",
+                    key_node.start_mark,
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
 
 _PayloadLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
@@ -111,17 +135,28 @@ class StateDocument:
     payload: dict[str, Any]
 
 
+def schema_path(major: str) -> Path:
+    return SCHEMA_DIR / f"state.v{major}.schema.json"
+
+
 @cache
-def schema() -> dict[str, Any]:
-    document = json.loads(SCHEMA_PATH.read_text())
+def schema_versions() -> tuple[str, ...]:
+    """The majors with a schema file, in order: each is locked once released."""
+    found = (path.name.split(".")[1][1:] for path in SCHEMA_DIR.glob("state.v*.schema.json"))
+    return tuple(sorted((major for major in found if major.isdigit()), key=int))
+
+
+@cache
+def schema(major: str = FIRST_SCHEMA_VERSION) -> dict[str, Any]:
+    document = json.loads(schema_path(major).read_text())
     Draft202012Validator.check_schema(document)
     return document
 
 
 @cache
-def validator() -> Draft202012Validator:
-    """The whole-document validator of the locked schema."""
-    return Draft202012Validator(schema(), format_checker=Draft202012Validator.FORMAT_CHECKER)
+def validator(major: str = FIRST_SCHEMA_VERSION) -> Draft202012Validator:
+    """The whole-document validator of one locked schema."""
+    return Draft202012Validator(schema(major), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 # Top-level keywords under which a document's keys are validated independently of each other.
@@ -139,8 +174,8 @@ class StateValidator:
     top-level keywords is validated whole.
     """
 
-    def __init__(self) -> None:
-        document = schema()
+    def __init__(self, major: str = FIRST_SCHEMA_VERSION) -> None:
+        document = schema(major)
         checker = Draft202012Validator.FORMAT_CHECKER
         self._decomposable = set(document) <= _DECOMPOSABLE
         shell = {k: v for k, v in document.items() if k != "properties"}
@@ -206,6 +241,7 @@ def parse_state(path: str, content: bytes, *, checker: StateValidator) -> StateD
         raise InvalidDocument(f"{path}: invalid YAML value: {exc}") from exc
     if not isinstance(data, dict):
         raise InvalidDocument(f"{path}: the document must be a mapping", schema_path="type")
+    _refuse_unpublishable(path, data)
     error = checker.first_error(data)
     if error is not None:
         location, message, schema_path = error
@@ -216,6 +252,38 @@ def parse_state(path: str, content: bytes, *, checker: StateValidator) -> StateD
             schema_path="properties/abbreviation",
         )
     return StateDocument(abbreviation=stem, payload=data)
+
+
+def _refuse_unpublishable(path: str, data: dict[str, Any]) -> None:
+    """Refuse the whole file when any key or string value holds a character no store can hold
+    (shared/untrusted_text.py): cleaning it would publish something no reviewer read, and the
+    two database backends would not store the same thing."""
+    pending: list[tuple[tuple[str, ...], Any]] = [((), data)]
+    while pending:
+        location, value = pending.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                where = (*location, str(key))
+                if isinstance(key, str):
+                    _refuse_in_string(path, where, key, "key")
+                pending.append((where, item))
+        elif isinstance(value, list):
+            pending.extend(((*location, str(i)), item) for i, item in enumerate(value))
+        elif isinstance(value, str):
+            _refuse_in_string(path, location, value, "value")
+
+
+def _refuse_in_string(path: str, location: tuple[str, ...], text: str, what: str) -> None:
+    found = first_unpublishable(text)
+    if found is None:
+        return
+    position, code_point = found
+    shown = "/".join(part.encode("unicode_escape").decode("ascii") for part in location)
+    raise InvalidDocument(
+        f"{path}: {shown or '(document)'}: the {what} holds {code_point} at character "
+        f"{position}, a control, surrogate, noncharacter or bidirectional override that state "
+        "files may not contain"
+    )
 
 
 def _check_bounds(path: str, content: bytes) -> None:

@@ -94,8 +94,10 @@ def merge_base(repo: git.Repo, a: str, b: str) -> str | None:
         return None
 
 
-def iter_commits(repo: git.Repo, *, since: str | None, head: str, path: str) -> Iterator[Commit]:
-    """Commits after `since` (exclusive) up to `head`, oldest first, that touch `path`."""
+def iter_commits(
+    repo: git.Repo, *, since: str | None, head: str, paths: tuple[str, ...]
+) -> Iterator[Commit]:
+    """Commits after `since` (exclusive) up to `head`, oldest first, that touch `paths`."""
     revision = f"{since}..{head}" if since else head
     process = repo.git.log(
         "--first-parent",
@@ -111,13 +113,50 @@ def iter_commits(repo: git.Repo, *, since: str | None, head: str, path: str) -> 
         f"--format={_FORMAT}",
         revision,
         "--",
-        path,
+        *paths,
         as_process=True,
     )
     try:
         yield from parse_log(_tokens(process.proc.stdout))
     finally:
         process.wait()
+
+
+def commit_at(repo: git.Repo, sha: str) -> Commit:
+    """One commit's metadata, without its changes."""
+    output = repo.git.log(
+        "-1",
+        "-z",
+        "--no-color",
+        "--encoding=UTF-8",
+        "--date=raw",
+        f"--format={_FORMAT}",
+        sha,
+        stdout_as_string=False,
+    )
+    return next(parse_log(iter(output.split(b"\x00"))))
+
+
+def tree_blobs(repo: git.Repo, sha: str, prefix: str) -> dict[str, str]:
+    """Path -> blob id of every file under `prefix` in the tree of commit `sha`."""
+    output = repo.git.ls_tree("-r", "-z", "--full-tree", sha, "--", prefix, stdout_as_string=False)
+    blobs = {}
+    for entry in output.split(b"\x00"):
+        meta, _, path = entry.partition(b"\t")
+        fields = meta.split(b" ")
+        if len(fields) == 3 and fields[1] == b"blob":
+            blobs[_text(path)] = fields[2].decode("ascii")
+    return blobs
+
+
+def blob_at(repo: git.Repo, sha: str, path: str, *, limit: int) -> bytes | None:
+    """The content of `path` in commit `sha`, None when there is no such file, or the first
+    `limit` + 1 bytes of a larger one (so a caller can refuse it without holding it all)."""
+    blob_sha = tree_blobs(repo, sha, path).get(path)
+    if blob_sha is None:
+        return None
+    stream = repo.odb.stream(bytes.fromhex(blob_sha))
+    return stream.read(limit + 1)
 
 
 def _tokens(stream) -> Iterator[bytes]:

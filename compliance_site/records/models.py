@@ -34,7 +34,11 @@ class ResourceVersion(models.Model):
     yaml_path = models.CharField(max_length=255)
     commit_sha = models.CharField(max_length=40)
     git_sha = models.CharField(max_length=12)
+    # The published date: git's committer date clamped to the time of publication and never
+    # before the previous event's, so it is non-decreasing in publication order
+    # (records/publishing.py). The date the commit claims is kept beside it.
     committed_at = models.DateTimeField()
+    git_committed_at = models.DateTimeField()
     # Stored so that committed_at is shown with the offset the commit was written in.
     committed_offset_minutes = models.SmallIntegerField(default=0)
     released_at = models.DateField()
@@ -84,6 +88,8 @@ class IndexCursor(models.Model):
 
     name = models.CharField(max_length=32, unique=True, default="default")
     last_commit_sha = models.CharField(max_length=40, blank=True)
+    # The state schema major the data repository follows at that commit (records/schemadecl.py).
+    schema_version = models.CharField(max_length=8, default="1")
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

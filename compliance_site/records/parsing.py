@@ -40,10 +40,10 @@ class Parsed:
 class _Reader:
     def __init__(self, repo_path: str) -> None:
         self.repo = git.Repo(repo_path)
-        self.checker = StateValidator()
+        self.checkers: dict[str, StateValidator] = {}
 
-    def parse(self, job: tuple[str, str]) -> Parsed:
-        path, blob_sha = job
+    def parse(self, job: tuple[str, str, str]) -> Parsed:
+        path, blob_sha, major = job
         try:
             stream = self.repo.odb.stream(bytes.fromhex(blob_sha))
             if stream.size > MAX_FILE_BYTES:
@@ -55,7 +55,9 @@ class _Reader:
             if _object_id(content, blob_sha) != blob_sha:
                 # git can hand back a damaged object's bytes without complaint.
                 raise ValueError("its content does not match its object id (corrupt object)")
-            document = parse_state(path, content, checker=self.checker)
+            if major not in self.checkers:
+                self.checkers[major] = StateValidator(major)
+            document = parse_state(path, content, checker=self.checkers[major])
         except InvalidDocument as exc:
             return Parsed(path, blob_sha, error=exc.message, schema_path=exc.schema_path)
         except (ValueError, git.GitError, OSError) as exc:
@@ -79,13 +81,13 @@ def _start_worker(repo_path: str) -> None:
     _worker_reader = _Reader(repo_path)
 
 
-def _parse_in_worker(job: tuple[str, str]) -> Parsed:
+def _parse_in_worker(job: tuple[str, str, str]) -> Parsed:
     assert _worker_reader is not None
     return _worker_reader.parse(job)
 
 
-def parse_blobs(repo_path: str, jobs: list[tuple[str, str]]) -> Iterator[Parsed]:
-    """Parse (path, blob) jobs; results come back in the order of `jobs`."""
+def parse_blobs(repo_path: str, jobs: list[tuple[str, str, str]]) -> Iterator[Parsed]:
+    """Parse (path, blob, schema major) jobs; results come back in the order of `jobs`."""
     workers = min(os.cpu_count() or 1, len(jobs) // _FILES_PER_WORKER)
     if workers < 2:
         reader = _Reader(repo_path)

@@ -8,114 +8,54 @@ of it, and two runs cannot interleave.
 """
 
 import logging
-from collections import Counter
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any
 
 from django.db import DatabaseError, transaction
-from django.db.models import Max
 from django.utils import timezone
 
 from compliance_site.records import gitlog
-from compliance_site.records.documents import (
-    SCHEMA_VERSION,
-    abbreviation_for_path,
-    key_diff,
-    payload_hash,
-)
+from compliance_site.records.documents import FIRST_SCHEMA_VERSION, abbreviation_for_path
 from compliance_site.records.models import (
-    ChangeSource,
     IndexCursor,
     ReindexOutcome,
-    ReindexProblem,
     ReindexRun,
-    Resource,
-    ResourceType,
-    ResourceVersion,
-    TrackedFile,
 )
-from compliance_site.records.parsing import parse_blobs
-from compliance_site.records.signals import state_verified
+from compliance_site.records.parsing import Parsed, parse_blobs
+from compliance_site.records.publishing import (
+    SHORT_SHA_LENGTH,
+    Problem,
+    PublishRun,
+    ReindexReport,
+    flush,
+    insert_or_isolate,
+    publish,
+)
+from compliance_site.records.schemadecl import (
+    DECLARATION_PATH,
+    MAX_DECLARATION_BYTES,
+    InvalidDeclaration,
+    declared_major,
+)
 
 logger = logging.getLogger(__name__)
 
 STATES_DIR = "states/"
-SHORT_SHA_LENGTH = 12
 # The longest repository path reindex tracks (the path columns' length).
 MAX_PATH_LENGTH = 255
-_BATCH = 500
 _INSERT_EVERY = 2000
-# How far `last_verified_at` may be after the commit's date: a record verified "today" in one
-# time zone and committed in another can be a calendar day ahead. Anything later is a date in
-# the future, which would keep the state from ever going stale.
+# How far `last_verified_at` may be after the day of publication: a record verified "today" in
+# one time zone can be a calendar day ahead of UTC. Anything later is a date in the future,
+# which would keep the state from ever going stale. The commit's own date is not the measure:
+# whoever made the commit chose it.
 VERIFIED_AT_SKEW = timedelta(days=1)
-MAX_PROBLEM_LENGTH = 2000
+
+__all__ = ["Problem", "ReindexRefused", "ReindexReport", "reindex"]
 
 
 class ReindexRefused(Exception):
     """The history was rewritten and the operator did not allow it."""
-
-
-@dataclass(frozen=True)
-class Problem:
-    path: str
-    commit_sha: str
-    message: str
-    schema_path: str = ""
-
-
-@dataclass
-class ReindexReport:
-    head: str = ""
-    commits_read: int = 0
-    published: Counter = field(default_factory=Counter)
-    problems: list[Problem] = field(default_factory=list)
-    outstanding: list[Problem] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
-    rewritten_from: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems and not self.outstanding
-
-
-@dataclass
-class _Live:
-    version: int
-    payload: Any
-    hash: str
-
-
-@dataclass
-class _Run:
-    """What one run knows and writes, kept in memory and flushed once at the end."""
-
-    tracked: dict[str, tuple[str, bool]]
-    problems: dict[str, Problem]
-    live: dict[tuple[str, str], _Live]
-    next_sequence: int
-    report: ReindexReport
-    rows: list[ResourceVersion] = field(default_factory=list)
-    latest_rows: dict[tuple[str, str], ResourceVersion] = field(default_factory=dict)
-    verified_states: dict[str, tuple[date, int]] = field(default_factory=dict)
-
-    @classmethod
-    def load(cls, report: ReindexReport) -> "_Run":
-        tracked = {f.path: (f.blob_sha, f.valid) for f in TrackedFile.objects.all()}
-        problems = {
-            p.path: Problem(p.path, p.commit_sha, p.message, p.schema_path)
-            for p in ReindexProblem.objects.all()
-        }
-        live = {
-            (r.resource_type, r.resource_key): _Live(
-                r.current.version, r.current.payload, r.current.payload_hash
-            )
-            for r in Resource.objects.select_related("current")
-        }
-        last = ResourceVersion.objects.aggregate(last=Max("sequence"))["last"] or 0
-        return cls(tracked, problems, live, last + 1, report)
 
 
 def reindex(*, repo_path: str, allow_rewritten_history: bool = False) -> ReindexReport:
@@ -164,9 +104,10 @@ def _reindex(*, repo_path: str, allow_rewritten_history: bool) -> ReindexReport:
         head = gitlog.head_sha(repo)
         report.head = head
         since = cursor.last_commit_sha or None
-        run = _Run.load(report)
+        run = PublishRun.load(report)
         if since != head:
-            if since and not gitlog.is_ancestor(repo, since, head):
+            rewritten = bool(since) and not gitlog.is_ancestor(repo, since, head)
+            if rewritten:
                 if not allow_rewritten_history:
                     raise ReindexRefused(
                         f"the last indexed commit {since[:SHORT_SHA_LENGTH]} is not an ancestor "
@@ -176,13 +117,24 @@ def _reindex(*, repo_path: str, allow_rewritten_history: bool) -> ReindexReport:
                     )
                 report.rewritten_from = since
                 since = gitlog.merge_base(repo, since, head)
-            commits = list(gitlog.iter_commits(repo, since=since, head=head, path=STATES_DIR))
+            paths = (STATES_DIR, DECLARATION_PATH)
+            commits = list(gitlog.iter_commits(repo, since=since, head=head, paths=paths))
             report.commits_read = len(commits)
             tracked = {path: blob for path, (blob, _v) in run.tracked.items()}
-            steps = _plan(commits, tracked, report.notices)
+            # The cursor knows the major at its own commit; after a rewrite the run starts at
+            # the merge base, whose declaration is read.
+            major = _major_at(repo, since, cursor) if rewritten else cursor.schema_version
+            planner = _Planner(repo, tracked, major, report.notices)
+            steps = planner.plan(commits)
+            if rewritten:
+                # Walking merge-base..head misses what only the dropped commits changed: what
+                # HEAD holds is the truth, whatever was published from the old history.
+                steps += planner.reconcile(gitlog.commit_at(repo, head))
+            planner.record_declaration(run)
             _apply(run, repo_path, steps)
-            _flush(run)
+            flush(run)
             cursor.last_commit_sha = head
+            cursor.schema_version = planner.major
             cursor.save()
         report.outstanding = sorted(run.problems.values(), key=lambda p: p.path)
     return report
@@ -193,95 +145,203 @@ def _locked_cursor() -> IndexCursor:
     return IndexCursor.objects.select_for_update().get(name="default")
 
 
+def _major_at(repo, sha: str | None, cursor: IndexCursor) -> str:
+    """The schema major in force at commit `sha` (where this run starts)."""
+    if sha is None:
+        return FIRST_SCHEMA_VERSION
+    try:
+        content = gitlog.blob_at(repo, sha, DECLARATION_PATH, limit=MAX_DECLARATION_BYTES)
+        return declared_major(content)
+    except InvalidDeclaration:
+        # Reported when that commit was indexed; the major before it stayed in force.
+        return cursor.schema_version
+
+
 @dataclass(frozen=True)
 class _Step:
-    """One thing a commit did to one state file: a new blob to read, or the path going away."""
+    """One thing a commit did to one state file: a new blob to read (under schema `major`),
+    the path going away, or (after a history rewrite) a path HEAD no longer holds."""
 
     commit: gitlog.Commit
     path: str
     blob_sha: str | None
+    major: str = FIRST_SCHEMA_VERSION
     renamed_to: str | None = None
+    missing_at_head: bool = False
 
 
-def _plan(commits: list[gitlog.Commit], tracked: dict[str, str], notices: list[str]) -> list[_Step]:
+class _Planner:
     """The steps of a run, in order. A blob equal to the last one read at its path is skipped
-    here, before anything is read."""
-    steps = []
-    for commit in commits:
-        for change in commit.changes:
-            old_path = change.old_path or ""
-            if change.status == "R" and _is_state_path(old_path):
-                tracked.pop(old_path, None)
-                steps.append(_Step(commit, old_path, None, renamed_to=change.path))
-            if len(change.path) > MAX_PATH_LENGTH:
-                # No jurisdiction has such a name, and no column could hold it.
-                notices.append(
-                    f"ignored a path of {len(change.path)} characters in "
-                    f"{commit.sha[:SHORT_SHA_LENGTH]}: not a state file"
-                )
-                continue
-            if not _is_state_path(change.path):
-                continue
-            if change.blob_sha is None:
-                tracked.pop(change.path, None)
-                steps.append(_Step(commit, change.path, None))
-            elif tracked.get(change.path) != change.blob_sha:
-                tracked[change.path] = change.blob_sha
-                steps.append(_Step(commit, change.path, change.blob_sha))
-    return steps
+    here, before anything is read, unless the schema major changed at its commit."""
+
+    def __init__(self, repo, tracked: dict[str, str], major: str, notices: list[str]) -> None:
+        self.repo = repo
+        self.tracked = tracked
+        self.major = major
+        self.notices = notices
+        self.declaration_problems: list[Problem] = []
+        # Whether the last declaration this run read was valid; None when it read none.
+        self.declaration_valid: bool | None = None
+
+    def plan(self, commits: list[gitlog.Commit]) -> list[_Step]:
+        steps: list[_Step] = []
+        for commit in commits:
+            bumped = self._declaration(commit)
+            changed = set()
+            for change in commit.changes:
+                changed.add(change.path)
+                steps.extend(self._change_steps(commit, change))
+            if bumped:
+                # Every file must follow the new major from this commit on: the ones the
+                # commit did not touch are read again under it.
+                for path, blob in gitlog.tree_blobs(self.repo, commit.sha, STATES_DIR).items():
+                    if path not in changed and _is_state_path(path):
+                        self.tracked[path] = blob
+                        steps.append(_Step(commit, path, blob, self.major))
+        return steps
+
+    def reconcile(self, head: gitlog.Commit) -> list[_Step]:
+        """Steps that make every tracked file's live record what HEAD holds."""
+        at_head = {
+            path: blob
+            for path, blob in gitlog.tree_blobs(self.repo, head.sha, STATES_DIR).items()
+            if _is_state_path(path)
+        }
+        steps = [
+            _Step(head, path, blob, self.major)
+            for path, blob in sorted(at_head.items())
+            if self.tracked.get(path) != blob
+        ]
+        steps += [
+            _Step(head, path, None, self.major, missing_at_head=True)
+            for path in sorted(self.tracked.keys() - at_head.keys())
+        ]
+        self.tracked.update(at_head)
+        return steps
+
+    def record_declaration(self, run: PublishRun) -> None:
+        for problem in self.declaration_problems:
+            run.record_problem(DECLARATION_PATH, None, problem)
+        if self.declaration_valid is True:
+            run.problems.pop(DECLARATION_PATH, None)
+
+    def _declaration(self, commit: gitlog.Commit) -> bool:
+        """Follow a change of `schema.yaml` in `commit`; True when the major changed."""
+        if not any(change.path == DECLARATION_PATH for change in commit.changes):
+            return False
+        content = gitlog.blob_at(
+            self.repo, commit.sha, DECLARATION_PATH, limit=MAX_DECLARATION_BYTES
+        )
+        try:
+            major = declared_major(content)
+        except InvalidDeclaration as exc:
+            self.declaration_valid = False
+            message = f"{exc.message}; schema major {self.major} stays in force"
+            self.declaration_problems.append(Problem(DECLARATION_PATH, commit.sha, message))
+            return False
+        self.declaration_valid = True
+        if major == self.major:
+            return False
+        self.notices.append(
+            f"{commit.sha[:SHORT_SHA_LENGTH]} moves the state files from schema major "
+            f"{self.major} to {major}"
+        )
+        self.major = major
+        return True
+
+    def _change_steps(self, commit: gitlog.Commit, change: gitlog.FileChange) -> list[_Step]:
+        steps = []
+        old_path = change.old_path or ""
+        if change.status == "R" and _is_state_path(old_path):
+            self.tracked.pop(old_path, None)
+            steps.append(_Step(commit, old_path, None, self.major, renamed_to=change.path))
+        if len(change.path) > MAX_PATH_LENGTH:
+            # No jurisdiction has such a name, and no column could hold it.
+            self.notices.append(
+                f"ignored a path of {len(change.path)} characters in "
+                f"{commit.sha[:SHORT_SHA_LENGTH]}: not a state file"
+            )
+            return steps
+        if not _is_state_path(change.path):
+            return steps
+        if change.blob_sha is None:
+            self.tracked.pop(change.path, None)
+            steps.append(_Step(commit, change.path, None, self.major))
+        elif self.tracked.get(change.path) != change.blob_sha:
+            self.tracked[change.path] = change.blob_sha
+            steps.append(_Step(commit, change.path, change.blob_sha, self.major))
+        return steps
 
 
 def _is_state_path(path: str) -> bool:
     return len(path) <= MAX_PATH_LENGTH and abbreviation_for_path(path) is not None
 
 
-def _apply(run: _Run, repo_path: str, steps: list[_Step]) -> None:
-    reads = [(step.path, step.blob_sha) for step in steps if step.blob_sha]
+_Unit = tuple[_Step, Parsed | None]
+
+
+def _apply(run: PublishRun, repo_path: str, steps: list[_Step]) -> None:
+    reads = [(step.path, step.blob_sha, step.major) for step in steps if step.blob_sha]
     with closing(parse_blobs(repo_path, reads)) as parsed:
+        units: list[_Unit] = []
+        mark = run.mark()
         for step in steps:
-            if step.blob_sha is None:
-                _forget_path(run, step)
-                continue
-            result = next(parsed)
-            if result.payload is None:
-                _record_problem(run, step, result.error, result.schema_path)
-                continue
-            if future := _verified_in_future(step, result.payload):
-                _record_problem(run, step, future, "properties/last_verified_at")
-                continue
-            run.tracked[step.path] = (step.blob_sha, True)
-            run.problems.pop(step.path, None)
-            key = abbreviation_for_path(step.path)
-            _publish(run, step.commit, step.path, key, result.payload)
+            unit = (step, next(parsed) if step.blob_sha else None)
+            units.append(unit)
+            _apply_unit(run, unit)
             if len(run.rows) >= _INSERT_EVERY:
-                _insert_versions(run)
+                insert_or_isolate(run, mark, units, lambda u: _apply_unit(run, u), _refused(run))
+                units, mark = [], run.mark()
+        insert_or_isolate(run, mark, units, lambda u: _apply_unit(run, u), _refused(run))
 
 
-def _verified_in_future(step: _Step, payload: dict) -> str:
-    """The problem with a `last_verified_at` later than its commit allows, or ""."""
+def _apply_unit(run: PublishRun, unit: _Unit) -> None:
+    step, result = unit
+    if step.missing_at_head:
+        _missing_at_head(run, step)
+        return
+    if result is None:
+        _forget_path(run, step)
+        return
+    if result.payload is None:
+        _record_problem(run, step, result.error, result.schema_path)
+        return
+    if future := _verified_in_future(run, step, result.payload):
+        _record_problem(run, step, future, "properties/last_verified_at")
+        return
+    run.tracked[step.path] = (step.blob_sha, True)
+    run.problems.pop(step.path, None)
+    key = abbreviation_for_path(step.path)
+    publish(run, step.commit, step.path, key, result.payload, step.major)
+
+
+def _refused(run: PublishRun):
+    def refused(unit: _Unit, exc: Exception) -> None:
+        step, _result = unit
+        message = f"{step.path}: the database refused this version: {exc}"
+        _record_problem(run, step, message, "")
+
+    return refused
+
+
+def _verified_in_future(run: PublishRun, step: _Step, payload: dict) -> str:
+    """The problem with a `last_verified_at` later than the day of publication allows, or ""."""
     verified_on = date.fromisoformat(payload["last_verified_at"])
-    # The UTC day of the commit: its own offset may be out of range or made up.
-    committed_on = step.commit.committed_at.astimezone(UTC).date()
-    if verified_on <= committed_on + VERIFIED_AT_SKEW:
+    published_on = run.now.astimezone(UTC).date()
+    if verified_on <= published_on + VERIFIED_AT_SKEW:
         return ""
     return (
-        f"{step.path}: last_verified_at: {verified_on.isoformat()} is after the commit's date "
-        f"({committed_on.isoformat()} UTC) by more than {VERIFIED_AT_SKEW.days} day"
+        f"{step.path}: last_verified_at: {verified_on.isoformat()} is after the day of "
+        f"publication ({published_on.isoformat()} UTC) by more than {VERIFIED_AT_SKEW.days} day"
     )
 
 
-def _record_problem(run: _Run, step: _Step, message: str, schema_path: str) -> None:
-    # A validator's message can quote the whole offending value (every extra key of a
-    # 512 KiB file); the start says what is wrong.
-    if len(message) > MAX_PROBLEM_LENGTH:
-        message = message[: MAX_PROBLEM_LENGTH - 1] + "…"
-    problem = Problem(step.path, step.commit.sha, message, schema_path[:500])
-    run.tracked[step.path] = (step.blob_sha, False)
-    run.problems[step.path] = problem
-    run.report.problems.append(problem)
+def _record_problem(run: PublishRun, step: _Step, message: str, schema_path: str) -> None:
+    problem = Problem(step.path, step.commit.sha, message, schema_path)
+    run.record_problem(step.path, step.blob_sha, problem)
 
 
-def _forget_path(run: _Run, step: _Step) -> None:
+def _forget_path(run: PublishRun, step: _Step) -> None:
     run.tracked.pop(step.path, None)
     run.problems.pop(step.path, None)
     action = f"renamed to {step.renamed_to}" if step.renamed_to else "deleted"
@@ -291,106 +351,14 @@ def _forget_path(run: _Run, step: _Step) -> None:
     )
 
 
-def _publish(run: _Run, commit: gitlog.Commit, path: str, key: str, payload: dict) -> None:
-    parts = (
-        (ResourceType.STATE, payload),
-        (ResourceType.CITATION, {"source_urls": payload["sources"]}),
-        (ResourceType.ESA_PROGRAM, payload.get("esa_program")),
+def _missing_at_head(run: PublishRun, step: _Step) -> None:
+    """A file the old history published and the rewritten one does not hold. Published
+    versions are never withdrawn, so its last version stays live; a problem says so until a
+    valid version of the file is committed again."""
+    run.tracked.pop(step.path, None)
+    message = (
+        f"{step.path} is not in {step.commit.sha[:SHORT_SHA_LENGTH]} after the history was "
+        "rewritten; its last published version stays live until the file is committed again"
     )
-    for resource_type, part in parts:
-        live = run.live.get((resource_type, key))
-        if part is None and (live is None or live.payload is None):
-            continue  # no ESA program now, and none published before
-        digest = payload_hash(part)
-        if live is not None and live.hash == digest:
-            continue
-        version = live.version + 1 if live else 1
-        run.rows.append(
-            _version_row(run, commit, path, resource_type, key, version, part, digest, live)
-        )
-        run.live[(resource_type, key)] = _Live(version, part, digest)
-        run.report.published[resource_type] += 1
-        if resource_type == ResourceType.STATE:
-            verified_on = date.fromisoformat(payload["last_verified_at"])
-            run.verified_states[key] = (verified_on, version)
-
-
-def _version_row(run: _Run, commit, path, resource_type, key, version, payload, digest, live):
-    committed_at = commit.committed_at
-    offset = committed_at.utcoffset()
-    row = ResourceVersion(
-        resource_type=resource_type,
-        resource_key=key,
-        version=version,
-        sequence=run.next_sequence,
-        payload=payload,
-        payload_hash=digest,
-        payload_schema_version=SCHEMA_VERSION,
-        yaml_path=path,
-        commit_sha=commit.sha,
-        git_sha=commit.sha[:SHORT_SHA_LENGTH],
-        # Stored in UTC: PostgreSQL refuses offsets beyond ±15:59, which git commits can claim.
-        committed_at=committed_at.astimezone(UTC),
-        committed_offset_minutes=int(offset.total_seconds() // 60) if offset else 0,
-        released_at=committed_at.date(),
-        committed_by=commit.author,
-        change_summary=commit.message,
-        source=_change_source(commit.change_source),
-        diff=key_diff(live.payload if live else None, payload),
-    )
-    run.next_sequence += 1
-    return row
-
-
-def _change_source(trailer_value: str) -> str:
-    value = trailer_value.strip().lower()
-    return value if value in ChangeSource.values else ChangeSource.HUMAN
-
-
-def _insert_versions(run: _Run) -> None:
-    """Write the pending rows (in batches during a run, so the database works while the
-    remaining files are parsed)."""
-    ResourceVersion.objects.bulk_create(run.rows, batch_size=_BATCH)
-    for row in run.rows:
-        run.latest_rows[(row.resource_type, row.resource_key)] = row
-    run.rows.clear()
-
-
-def _flush(run: _Run) -> None:
-    _insert_versions(run)
-    Resource.objects.bulk_create(
-        [
-            Resource(resource_type=t, resource_key=k, current=row)
-            for (t, k), row in run.latest_rows.items()
-        ],
-        update_conflicts=True,
-        unique_fields=["resource_type", "resource_key"],
-        update_fields=["current"],
-        batch_size=_BATCH,
-    )
-    TrackedFile.objects.exclude(path__in=run.tracked.keys()).delete()
-    TrackedFile.objects.bulk_create(
-        [TrackedFile(path=p, blob_sha=b, valid=v) for p, (b, v) in run.tracked.items()],
-        update_conflicts=True,
-        unique_fields=["path"],
-        update_fields=["blob_sha", "valid"],
-        batch_size=_BATCH,
-    )
-    ReindexProblem.objects.exclude(path__in=run.problems.keys()).delete()
-    ReindexProblem.objects.bulk_create(
-        [
-            ReindexProblem(
-                path=p.path, commit_sha=p.commit_sha, schema_path=p.schema_path, message=p.message
-            )
-            for p in run.problems.values()
-        ],
-        update_conflicts=True,
-        unique_fields=["path"],
-        update_fields=["commit_sha", "schema_path", "message"],
-    )
-    for key, (verified_on, version) in run.verified_states.items():
-        # Apps above records (monitoring clears review flags) listen; inside the run's
-        # transaction, so a failing receiver publishes nothing.
-        state_verified.send(
-            sender=ResourceVersion, state_abbreviation=key, verified_on=verified_on, version=version
-        )
+    run.problems[step.path] = Problem(step.path, step.commit.sha, message)
+    run.report.problems.append(run.problems[step.path])

@@ -4,8 +4,9 @@ from datetime import date
 
 from django.db.models import Max, QuerySet
 
-from compliance_site.records.documents import JURISDICTIONS
+from compliance_site.records.documents import FIRST_SCHEMA_VERSION, JURISDICTIONS
 from compliance_site.records.models import (
+    IndexCursor,
     ReindexOutcome,
     ReindexProblem,
     ReindexRun,
@@ -134,7 +135,14 @@ def dataset_metadata() -> dict:
     return {
         "state_count": Resource.objects.filter(resource_type=ResourceType.STATE).count(),
         "latest_snapshot_at": summary["latest"],
+        "schema_version": schema_version_current(),
     }
+
+
+def schema_version_current() -> str:
+    """The state schema major the data repository follows at the last indexed commit."""
+    current = IndexCursor.objects.filter(name="default").values_list("schema_version", flat=True)
+    return current.first() or FIRST_SCHEMA_VERSION
 
 
 def change_feed_high_water() -> int:

@@ -135,7 +135,7 @@ HOSTILE_COMMITS = [
         "last_verified_at in 2099",
         _file(_valid_yaml(last_verified_at="2099-12-31")),
         True,
-        "after the commit's date",
+        "after the day of publication",
     ),
     HostileCommit(
         "20,000 unknown keys",
@@ -245,9 +245,12 @@ def test_committed_at_is_the_true_instant_whatever_the_offset(repo, client, api_
     event = client.get(
         "/api/v1/compliance/states/TX/versions", HTTP_AUTHORIZATION=f"Bearer {api_key}"
     ).json()["data"][0]
-    committed_at = datetime.fromisoformat(event["committed_at"])
+    claimed = datetime.fromisoformat(event["git_committed_at"])
 
-    assert committed_at == datetime.fromtimestamp(EPOCH, UTC)
+    assert claimed == datetime.fromtimestamp(EPOCH, UTC)
+    assert event["git_committed_at"].endswith(shown)
+    # Published no earlier than the seed before it (records/publishing.py), in the same offset.
+    assert datetime.fromisoformat(event["committed_at"]) >= claimed
     assert event["committed_at"].endswith(shown)
 
 

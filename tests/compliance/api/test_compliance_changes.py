@@ -23,6 +23,7 @@ EVENT_FIELDS = {
     "released_at",
     "git_sha",
     "committed_at",
+    "git_committed_at",
     "committed_by",
     "change_summary",
     "source",

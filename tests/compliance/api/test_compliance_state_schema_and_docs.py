@@ -4,18 +4,39 @@ import json
 
 import pytest
 
-from compliance_site.records.documents import SCHEMA_PATH
+from compliance_site.records.documents import schema_path
 
 pytestmark = pytest.mark.django_db
 
 URL = "/api/v1/compliance/schema/state.v1.json"
 
 
+@pytest.mark.parametrize(
+    ("url", "major"),
+    [
+        (URL, "1"),
+        ("/api/v1/compliance/schemas/state.v1.json", "1"),
+        ("/api/v1/compliance/schemas/state.v2.json", "2"),
+    ],
+)
+def test_each_state_schema_is_served_as_the_file_holds_it(client, url, major) -> None:
+    answer = client.get(url)
+    assert answer.status_code == 200
+    assert answer["Content-Type"] == "application/schema+json"
+    assert answer.content == schema_path(major).read_bytes()
+    again = client.get(url, HTTP_IF_NONE_MATCH=answer["ETag"])
+    assert again.status_code == 304
+
+
+def test_a_schema_major_the_service_does_not_have_is_not_found(client) -> None:
+    assert client.get("/api/v1/compliance/schemas/state.v3.json").status_code == 404
+
+
 def test_the_state_schema_is_served_as_the_file_holds_it(client) -> None:
     answer = client.get(URL)
     assert answer.status_code == 200
     assert answer["Content-Type"] == "application/schema+json"
-    assert json.loads(answer.content) == json.loads(SCHEMA_PATH.read_text())
+    assert json.loads(answer.content) == json.loads(schema_path("1").read_text())
     assert json.loads(answer.content)["additionalProperties"] is False
     again = client.get(URL, HTTP_IF_NONE_MATCH=answer["ETag"])
     assert again.status_code == 304

@@ -29,7 +29,14 @@ def test_live_read_returns_the_payload_and_version_meta(api, texas):
     assert body["data"]["abbreviation"] == "TX"
     assert body["data"]["name"] == "Texas"
     assert body["data"]["summary"] == "Third."
-    assert set(body["meta"]) == {"api_version", "version", "released_at", "git_sha"}
+    assert set(body["meta"]) == {
+        "api_version",
+        "version",
+        "released_at",
+        "git_sha",
+        "payload_schema_version",
+    }
+    assert body["meta"]["payload_schema_version"] == "1"
     assert body["meta"]["api_version"] == "v1"
     assert body["meta"]["version"] == 3
     assert body["meta"]["released_at"] == "2026-01-08"
@@ -67,7 +74,7 @@ def test_the_three_reads_share_one_envelope_shape(api, texas):
     ]
     assert {tuple(sorted(s)) for s in shapes} == {("data", "meta")}
     assert {tuple(sorted(s["meta"])) for s in shapes} == {
-        ("api_version", "git_sha", "released_at", "version")
+        ("api_version", "git_sha", "payload_schema_version", "released_at", "version")
     }
 
 
@@ -141,6 +148,7 @@ def test_version_list_is_newest_first_with_change_metadata(api, texas):
         "released_at",
         "git_sha",
         "committed_at",
+        "git_committed_at",
         "committed_by",
         "change_summary",
         "source",

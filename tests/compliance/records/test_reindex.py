@@ -3,6 +3,7 @@
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from django.utils.timezone import now as timezone_now
 
 from compliance_site.records.models import (
     ReindexProblem,
@@ -363,5 +364,9 @@ def test_sequences_follow_publication_order_even_for_backdated_commits(data_repo
 
     latest = ResourceVersion.objects.order_by("-sequence").first()
     assert latest.resource_key == "CA"
-    assert latest.committed_at == backdated
-    assert latest.released_at.isoformat() == "2025-06-01"
+    # Git's date is kept; the published one is not before the events published earlier, and
+    # the version applies from the day of publication on (as_of for past days is unchanged).
+    assert latest.git_committed_at == backdated
+    earlier = ResourceVersion.objects.exclude(pk=latest.pk)
+    assert all(latest.committed_at >= e.committed_at for e in earlier)
+    assert latest.released_at == timezone_now().date()
