@@ -24,6 +24,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from news_site.news import selectors
+from news_site.news.articles import article_read
 from news_site.news.cleaning import clean_text, clean_url
 from news_site.news.models import (
     Entry,
@@ -42,7 +43,7 @@ from news_site.news.summarise import (
     SummaryError,
     summarise_offline,
 )
-from news_site.news.text import canonical_url, fingerprint, html_meta, html_to_text, sha256
+from news_site.news.text import canonical_url, fingerprint, sha256
 from shared import cache as shared_cache
 from shared.fetch import FetchError, FetchResult, fetch
 
@@ -695,9 +696,11 @@ def _article_page(entry: Entry, *, fetcher: Fetcher) -> tuple[str, str]:
         return "", ""
     if result.status_code != 200:
         return "", ""
-    markup = clean_text(result.body.decode("utf-8", errors="replace"))
-    image = clean_url(html_meta(markup).get("og:image", ""), base=result.url or entry.url)
-    return html_to_text(markup), image
+    content_type = result.headers.get("Content-Type", "")
+    page = article_read(
+        body=result.body, content_type=content_type, base_url=result.url or entry.url
+    )
+    return page.text, page.image_url
 
 
 # Editors
