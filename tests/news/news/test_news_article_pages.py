@@ -36,9 +36,9 @@ CASES = {
     "http-header": (_page().encode("cp1252"), "text/html; charset=windows-1252"),
     "meta-charset": (_page('<meta charset="iso-8859-1">').encode("cp1252"), "text/html"),
     "meta-http-equiv": (
-        _page(
-            '<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-15">'
-        ).encode("iso-8859-15"),
+        _page('<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-15">').encode(
+            "iso-8859-15"
+        ),
         "text/html",
     ),
     # The header wins over a page that claims another encoding.
