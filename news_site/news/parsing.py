@@ -27,6 +27,12 @@ MAX_FEED_BYTES = 20 * 1024 * 1024
 # A numeric character reference, decimal or hex, as bytes (feeds come as bytes in an
 # ASCII-compatible encoding; the few in UTF-16 have no references feedparser would choke on).
 _CHARACTER_REFERENCE = re.compile(rb"&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));")
+# A surrogate encoded as if it were a character (CESU-8, or UTF-8 written with "surrogatepass"):
+# a high one followed by a low one is a character outside the BMP; either alone is nothing.
+_ENCODED_SURROGATE_PAIR = re.compile(
+    rb"\xed([\xa0-\xaf])([\x80-\xbf])\xed([\xb0-\xbf])([\x80-\xbf])"
+)
+_ENCODED_SURROGATE = re.compile(rb"\xed[\xa0-\xbf][\x80-\xbf]")
 _HIGH_SURROGATES = range(0xD800, 0xDC00)
 _LOW_SURROGATES = range(0xDC00, 0xE000)
 
@@ -96,7 +102,7 @@ def parse_feed(
         # feedparser's sanitizer and relative-URI resolver (sgmllib) are quadratic on hostile
         # markup; we never publish feed HTML (html_to_text reads it), so both are off.
         document = feedparser.parse(
-            without_surrogate_references(body[:MAX_FEED_BYTES]),
+            without_surrogate_references(without_encoded_surrogates(body[:MAX_FEED_BYTES])),
             response_headers=headers,
             sanitize_html=False,
             resolve_relative_uris=False,
@@ -154,6 +160,31 @@ def without_surrogate_references(body: bytes) -> bytes:
         return b""
 
     return _CHARACTER_REFERENCE.sub(resolve, body)
+
+
+def without_encoded_surrogates(body: bytes) -> bytes:
+    """A UTF-8 document with surrogates encoded as characters, as valid UTF-8: a pair becomes
+    the character it encodes, a lone one is removed. Otherwise feedparser finds the document is
+    not UTF-8 and reads all of it in another encoding, garbling every item. Documents that are
+    not UTF-8 but for those bytes (a windows-1252 feed) are left as they are."""
+    if b"\xed" not in body:
+        return body
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        fixed = _ENCODED_SURROGATE.sub(b"", _ENCODED_SURROGATE_PAIR.sub(_joined_pair, body))
+        try:
+            fixed.decode("utf-8")
+        except UnicodeDecodeError:
+            return body
+        return fixed
+    return body
+
+
+def _joined_pair(match: re.Match[bytes]) -> bytes:
+    high = 0xD000 | (match[1][0] & 0x3F) << 6 | (match[2][0] & 0x3F)
+    low = 0xD000 | (match[3][0] & 0x3F) << 6 | (match[4][0] & 0x3F)
+    return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)).encode("utf-8")
 
 
 def _reference_value(match: re.Match[bytes]) -> int:
