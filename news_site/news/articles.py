@@ -76,22 +76,26 @@ def page_decode(body: bytes, *, content_type: str) -> str:
         if body.startswith(bom):
             return body[len(bom) :].decode(encoding, errors="replace")
     declared = _CHARSET_PARAMETER.search(content_type or "")
-    encoding = _known_encoding(declared.group(1) if declared else "")
-    if encoding is None:
-        meta = _META_CHARSET.search(body[:_PRESCAN_BYTES])
-        encoding = _known_encoding(meta.group(1).decode("ascii") if meta else "")
-        # A page cannot really be UTF-16 once its bytes were read as ASCII to find this label.
-        if encoding and encoding.startswith("utf-16"):
-            encoding = "utf-8"
-    return body.decode(encoding or "utf-8", errors="replace")
+    if declared and (text := _decoded(body, declared.group(1))) is not None:
+        return text
+    meta = _META_CHARSET.search(body[:_PRESCAN_BYTES])
+    label = meta.group(1).decode("ascii") if meta else ""
+    # A page cannot really be UTF-16 once its bytes were read as ASCII to find this label.
+    if label and not label.lower().replace("_", "-").startswith("utf-16"):
+        text = _decoded(body, label)
+        if text is not None:
+            return text
+    return body.decode("utf-8", errors="replace")
 
 
-def _known_encoding(label: str) -> str | None:
+def _decoded(body: bytes, label: str) -> str | None:
+    """`body` in the encoding `label` names, or None when it names none we can decode bytes
+    with (unknown, or not a text encoding: `base64`, `rot13`)."""
     try:
-        name = codecs.lookup(label.strip()).name if label.strip() else None
-    except LookupError:
+        name = codecs.lookup(label.strip()).name
+        return body.decode("cp1252" if name in _WINDOWS_1252 else name, errors="replace")
+    except (LookupError, UnicodeError, ValueError, TypeError):
         return None
-    return "cp1252" if name in _WINDOWS_1252 else name
 
 
 def main_text(markup: str) -> str:

@@ -47,6 +47,10 @@ CASES = {
         "text/html; charset=latin1",
     ),
     "utf-8-default": (_page().encode("utf-8"), "text/html"),
+    "not-text-encodings": (
+        _page('<meta charset="rot13">').encode("utf-8"),
+        "text/html; charset=base64",
+    ),
     "unknown-label": (_page('<meta charset="no-such-encoding">').encode("utf-8"), "text/html"),
 }
 
