@@ -25,6 +25,7 @@ from tests.news.test_news_hostile_feeds import _assert_surfaces_valid
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_backend]
 
 GOOD_TITLE = "Bra nyhet om Apple"
+FIELDS = ("channel", "guid", "title", "author", "category", "description", "content")
 GOOD_SUMMARY = "Apple visar en ny iPhone, enligt källan."
 BIDI = {chr(c) for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]}
 HOSTILE = [
@@ -80,7 +81,7 @@ def _feed(server, fields: dict[str, str], mode: str) -> bytes:
         b'<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" '
         b'xmlns:dc="http://purl.org/dc/elements/1.1/" '
         b'xmlns:content="http://purl.org/rss/1.0/modules/content/"><channel>'
-        b"<title>K\xc3\xa4llan</title><link>https://source.example/</link>"
+        b"<title>K\xc3\xa4llan " + x("channel") + b"</title><link>https://source.example/</link>"
         b"<item><guid isPermaLink='false'>g-" + x("guid") + b"</guid>"
         b"<title>Apple " + x("title") + b"</title>"
         b"<link>" + server.url("/a/hostile").encode() + b"</link>"
@@ -192,9 +193,7 @@ def _assert_the_good_item_published() -> None:
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
-    fields=st.fixed_dictionaries(
-        {name: _text for name in ("guid", "title", "author", "category", "description", "content")}
-    ),
+    fields=st.fixed_dictionaries({name: _text for name in FIELDS}),
     mode=st.sampled_from(["references", "raw"]),
     answer=st.fixed_dictionaries(
         {
@@ -229,7 +228,7 @@ def test_hostile_characters_in_any_item_or_answer_field_stop_nothing_and_reach_n
 def test_surrogates_in_one_item_lose_no_item_of_the_source(
     server, private_fetching, fake_model, title, expected
 ):
-    fields = dict.fromkeys(("guid", "title", "author", "category", "description", "content"), "x")
+    fields = dict.fromkeys(FIELDS, "x")
     body = _feed(server, fields, "raw")
     body = body.replace(b"<title>Apple x</title>", b"<title>" + title + b"</title>")
     _run(server, body, {"summary_sv": "Apple visar något nytt.", "tags": ["iPhone"]})
@@ -243,7 +242,7 @@ def test_surrogates_in_one_item_lose_no_item_of_the_source(
 def test_model_text_is_stored_as_plain_text_without_overrides_or_controls(
     server, private_fetching, fake_model
 ):
-    fields = dict.fromkeys(("guid", "title", "author", "category", "description", "content"), "x")
+    fields = dict.fromkeys(FIELDS, "x")
     answer = {
         "summary_sv": "Apple\u202e och AT&amp;T\x1b[31m visar\x00 en iPhone \u2066x\u2069.",
         "summary_original": "Apple &lt;b&gt;shows\x85 an iPhone.",
