@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from news_site.news.models import Entry, Feed, SummaryState, Tag
 from tests.news.conftest import FakeModel
+from tests.news.mcp.conftest import _mcp_uvicorn, mcp_server  # noqa: F401 (fixtures)
 from tests.news.test_news_hostile_feeds import _assert_surfaces_valid
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_backend]
@@ -240,7 +241,10 @@ def test_surrogates_in_one_item_lose_no_item_of_the_source(
 
 
 def test_model_text_is_stored_as_plain_text_without_overrides_or_controls(
-    server, private_fetching, fake_model
+    server,
+    private_fetching,
+    fake_model,
+    mcp_server,  # noqa: F811 - the tool server imported above
 ):
     fields = dict.fromkeys(FIELDS, "x")
     answer = {
@@ -257,3 +261,12 @@ def test_model_text_is_stored_as_plain_text_without_overrides_or_controls(
     assert sorted(entry.tags.values_list("name", flat=True)) == ["Mac", "iPhone"]
     _assert_surfaces_show_none()
     _assert_surfaces_valid()
+    entry_answers = [
+        mcp_server.call("get_entry", {"entry_id": entry.pk}),
+        mcp_server.call("latest_news", {}),
+    ]
+    for result in entry_answers:
+        assert not result.is_error
+        assert "visar en iPhone" in " ".join(part.text for part in result.content)
+        for text in [*(part.text for part in result.content), *_strings(result.structured_content)]:
+            assert _clean(text), text
