@@ -32,6 +32,7 @@ FetchErrorCode = Literal[
 _PERMANENT_REDIRECTS = frozenset({301, 308})
 # Only encodings _BoundedDecoder can inflate without unbounded memory; see _read_capped.
 _ACCEPT_ENCODING = "gzip, deflate"
+_GZIP_MAGIC = b"\x1f\x8b"
 _CGNAT = ipaddress.IPv4Network("100.64.0.0/10")
 # NAT64 gateways translate these to the embedded IPv4 address, which could be a private one.
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
@@ -313,6 +314,11 @@ class _BoundedDecoder:
             raise FetchError("connection_error", f"{host} sent an unsupported content encoding")
         self._inflater = self._new_inflater() if codings else None
         self._started = False
+        # gzip bodies may hold several members one after another (RFC 1952 2.2; `cat a.gz
+        # b.gz`, some servers' streamed compression): each is inflated in turn. Bytes after a
+        # member are kept here until it is known whether they start another one.
+        self._after_member = b""
+        self._trailing_garbage = False
 
     def _new_inflater(self, raw: bool = False) -> "zlib._Decompress":
         if raw:
@@ -324,6 +330,8 @@ class _BoundedDecoder:
     def decode(self, data: bytes, max_length: int) -> bytes:
         if self._inflater is None:
             return data
+        if self._coding != "deflate":
+            return self._gunzip(self._inflater, data, max_length)
         first, self._started = not self._started, True
         try:
             # With max_length, input that would inflate further stays in unconsumed_tail; the
@@ -338,6 +346,28 @@ class _BoundedDecoder:
             return self._inflater.decompress(data, max_length)
         except zlib.error as exc:
             raise self._corrupt() from exc
+
+    def _gunzip(self, inflater: "zlib._Decompress", data: bytes, max_length: int) -> bytes:
+        output = bytearray()
+        data, self._after_member = self._after_member + data, b""
+        while data and len(output) < max_length and not self._trailing_garbage:
+            if inflater.eof:
+                if len(data) < len(_GZIP_MAGIC):
+                    self._after_member = data
+                    break
+                if not data.startswith(_GZIP_MAGIC):
+                    # Padding or junk after the last member: ignored, as gzip(1) does.
+                    self._trailing_garbage = True
+                    break
+                inflater = self._inflater = self._new_inflater()
+            try:
+                # With max_length, input that would inflate further stays in unconsumed_tail;
+                # the caller stops as soon as the output reaches max_length.
+                output += inflater.decompress(data, max_length - len(output))
+            except zlib.error as exc:
+                raise self._corrupt() from exc
+            data = inflater.unused_data if inflater.eof else b""
+        return bytes(output)
 
     def flush(self) -> bytes:
         return b"" if self._inflater is None else self._inflater.flush()

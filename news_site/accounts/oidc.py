@@ -18,7 +18,9 @@ from typing import Any
 import jwt
 from django.conf import settings
 
+from news_site.accounts.models import Identity
 from news_site.accounts.services import LoginFailed
+from shared.untrusted_text import first_unpublishable
 
 logger = logging.getLogger(__name__)
 _ALGORITHMS = ["RS256"]
@@ -116,4 +118,21 @@ def id_token_verify(*, provider_name: str, id_token: str) -> dict[str, Any]:
         raise LoginFailed("invalid_id_token", "the ID token has expired") from exc
     except jwt.PyJWTError as exc:
         raise LoginFailed("invalid_id_token", f"the ID token is not valid: {exc}") from exc
+    _subject_check(claims.get("sub"))
     return claims
+
+
+def _subject_check(subject: object) -> None:
+    """The subject names the account for good: it must be text an identity can store as it
+    is (cutting or cleaning it could join two people's accounts)."""
+    max_length = Identity._meta.get_field("subject").max_length or 0
+    if (
+        not isinstance(subject, str)
+        or not subject.strip()
+        or len(subject) > max_length
+        or first_unpublishable(subject) is not None
+    ):
+        raise LoginFailed(
+            "invalid_id_token",
+            f"the ID token's subject must be non-empty text of at most {max_length} characters",
+        )

@@ -32,7 +32,8 @@ class LatestEntriesFeed(Feed):
         return list(selectors.entry_list()[:RSS_SIZE])
 
     def item_title(self, item: Entry) -> str:
-        return xml_text(item.title)
+        # Readers render titles as HTML as often as descriptions: escaped the same way.
+        return rss_html(item.title)
 
     def item_description(self, item: Entry) -> str:
         # Readers decode <description> as HTML: our plain text goes in HTML-escaped.
@@ -54,7 +55,8 @@ class LatestEntriesFeed(Feed):
         return item.published_at or item.listed_at
 
     def item_author_name(self, item: Entry) -> str:
-        return xml_text(item.feed.title)
+        # Written as <dc:creator>, which readers show next to the title: escaped like it.
+        return rss_html(item.feed.title)
 
     def item_categories(self, item: Entry) -> list[str]:
         return [xml_text(tag.name) for tag in item.tags.all()]

@@ -1,9 +1,11 @@
 """The one cleaning step for everything that comes from outside (feeds, pages, chapters,
 transcripts), applied before anything is stored.
 
-- Text: characters the database or XML cannot hold are removed (the rule of
-  `shared.untrusted_text`: NUL, C0/C1 controls except tab and newline, noncharacters such as
-  U+FFFE, lone surrogates), and each field is cut to its column's length.
+- Text: characters the database or XML cannot hold, and those no reader should be shown, are
+  removed (the rule of `shared.untrusted_text`: NUL, C0/C1 controls except tab and newline,
+  noncharacters such as U+FFFE, lone surrogates, bidirectional overrides and isolates: all
+  of this text is published), and each field is cut to its column's length. The same rule
+  applies again at output (agents.escaping), for rows stored before it.
 - Numbers: finite and within range, or dropped (None).
 - Dates: aware, within a plausible window, or dropped (None).
 - URLs: resolved against the document's own URL, normalised with `iri_to_uri`, and only
@@ -17,7 +19,7 @@ from urllib.parse import urljoin, urlsplit
 
 from django.utils.encoding import iri_to_uri
 
-from shared.untrusted_text import without_unstorable
+from shared.untrusted_text import without_unpublishable
 
 URL_MAX_LENGTH = 2000
 
@@ -27,8 +29,9 @@ _LATEST_AHEAD_DAYS = 366
 
 
 def clean_text(value: object, *, max_length: int | None = None) -> str:
-    """`value` as text the database and XML can hold, cut to `max_length` characters."""
-    text = without_unstorable(value if isinstance(value, str) else str(value or ""))
+    """`value` as text the database and XML can hold and a reader may see, cut to
+    `max_length` characters."""
+    text = without_unpublishable(value if isinstance(value, str) else str(value or ""))
     return text[:max_length] if max_length is not None else text
 
 

@@ -24,6 +24,19 @@ ITEM_MARKUP_CHARS = 200_000
 MAX_FEED_BYTES = 20 * 1024 * 1024
 
 
+# A numeric character reference, decimal or hex, as bytes (feeds come as bytes in an
+# ASCII-compatible encoding; the few in UTF-16 have no references feedparser would choke on).
+_CHARACTER_REFERENCE = re.compile(rb"&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));")
+# A surrogate encoded as if it were a character (CESU-8, or UTF-8 written with "surrogatepass"):
+# a high one followed by a low one is a character outside the BMP; either alone is nothing.
+_ENCODED_SURROGATE_PAIR = re.compile(
+    rb"\xed([\xa0-\xaf])([\x80-\xbf])\xed([\xb0-\xbf])([\x80-\xbf])"
+)
+_ENCODED_SURROGATE = re.compile(rb"\xed[\xa0-\xbf][\x80-\xbf]")
+_HIGH_SURROGATES = range(0xD800, 0xDC00)
+_LOW_SURROGATES = range(0xDC00, 0xE000)
+
+
 class UnreadableFeed(Exception):
     """The document is not a feed we can read anything from."""
 
@@ -89,7 +102,7 @@ def parse_feed(
         # feedparser's sanitizer and relative-URI resolver (sgmllib) are quadratic on hostile
         # markup; we never publish feed HTML (html_to_text reads it), so both are off.
         document = feedparser.parse(
-            body[:MAX_FEED_BYTES],
+            without_surrogate_references(without_encoded_surrogates(body[:MAX_FEED_BYTES])),
             response_headers=headers,
             sanitize_html=False,
             resolve_relative_uris=False,
@@ -121,6 +134,62 @@ def parse_feed(
         cover_url=cover,
         items_without_link=sum(1 for item in items if item is None),
     )
+
+
+def without_surrogate_references(body: bytes) -> bytes:
+    """`body` with its surrogate character references resolved before any parser sees them:
+    a pair (`&#55357;&#56832;`, as some CMSs write an emoji) becomes the one reference of the
+    character it encodes (`&#x1F600;`), a lone one (`&#xD800;`) is removed. feedparser raises
+    on either, which would lose every item of the document for one bad character."""
+    if b"&#" not in body:
+        return body
+    skip_until = -1
+
+    def resolve(match: re.Match[bytes]) -> bytes:
+        nonlocal skip_until
+        if match.start() < skip_until:
+            return b""
+        code = _reference_value(match)
+        if code not in _HIGH_SURROGATES and code not in _LOW_SURROGATES:
+            return match.group()
+        following = _CHARACTER_REFERENCE.match(body, match.end())
+        low = _reference_value(following) if following else 0
+        if following and code in _HIGH_SURROGATES and low in _LOW_SURROGATES:
+            skip_until = following.end()
+            return b"&#x%X;" % (0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00))
+        return b""
+
+    return _CHARACTER_REFERENCE.sub(resolve, body)
+
+
+def without_encoded_surrogates(body: bytes) -> bytes:
+    """A UTF-8 document with surrogates encoded as characters, as valid UTF-8: a pair becomes
+    the character it encodes, a lone one is removed. Otherwise feedparser finds the document is
+    not UTF-8 and reads all of it in another encoding, garbling every item. Documents that are
+    not UTF-8 but for those bytes (a windows-1252 feed) are left as they are."""
+    if b"\xed" not in body:
+        return body
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        fixed = _ENCODED_SURROGATE.sub(b"", _ENCODED_SURROGATE_PAIR.sub(_joined_pair, body))
+        try:
+            fixed.decode("utf-8")
+        except UnicodeDecodeError:
+            return body
+        return fixed
+    return body
+
+
+def _joined_pair(match: re.Match[bytes]) -> bytes:
+    high = 0xD000 | (match[1][0] & 0x3F) << 6 | (match[2][0] & 0x3F)
+    low = 0xD000 | (match[3][0] & 0x3F) << 6 | (match[4][0] & 0x3F)
+    return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)).encode("utf-8")
+
+
+def _reference_value(match: re.Match[bytes]) -> int:
+    hexadecimal, decimal = match.groups()
+    return int(hexadecimal, 16) if hexadecimal else int(decimal)
 
 
 def _bozo_message(document: feedparser.FeedParserDict) -> str:

@@ -16,14 +16,13 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from news_site.news import selectors
-from news_site.news.cleaning import clean_text, clean_url
+from news_site.news.articles import article_read
 from news_site.news.entries import tags_named
 from news_site.news.fetching import Fetcher, http_fetch
 from news_site.news.generation import content_changed
 from news_site.news.models import Entry, SummaryState
 from news_site.news.progress import NoProgress, Progress
 from news_site.news.summarise import BudgetExhausted, ChatModel, ModelUnavailable, SummaryError
-from news_site.news.text import html_meta, html_to_text
 from shared.fetch import FetchError
 
 logger = logging.getLogger(__name__)
@@ -135,9 +134,11 @@ def _article_page(entry: Entry, *, fetcher: Fetcher) -> tuple[str, str]:
         return "", ""
     if result.status_code != 200:
         return "", ""
-    markup = clean_text(result.body.decode("utf-8", errors="replace"))
-    image = clean_url(html_meta(markup).get("og:image", ""), base=result.url or entry.url)
-    return html_to_text(markup), image
+    content_type = result.headers.get("Content-Type", "")
+    page = article_read(
+        body=result.body, content_type=content_type, base_url=result.url or entry.url
+    )
+    return page.text, page.image_url
 
 
 def entries_resummarise_request(*, entry_ids: Iterable[int]) -> int:

@@ -5,6 +5,7 @@ is stored. The offline summariser uses the publisher's own feed teaser and marks
 not translated, unless the source already writes Swedish.
 """
 
+import html
 import json
 import random
 import re
@@ -14,16 +15,12 @@ from dataclasses import dataclass
 import httpx
 from django.conf import settings
 
+from news_site.news.guard import VerbatimCopy, answer_guard, tags_allowed
 from news_site.news.text import excerpt
 from news_site.news.vocabulary import is_vendor_relevant, tags_for
+from shared.untrusted_text import without_unpublishable
 
 _MAX_TEXT_CHARS = 12_000
-# The summary guard: a model summary longer than this (either language), or sharing a run of
-# this many consecutive words with the article, is refused like any failed summary: the
-# entry keeps its offline cut. Content rights: we publish summaries, never the article.
-SUMMARY_MAX_CHARS = 600
-VERBATIM_RUN_WORDS = 12
-_WORD = re.compile(r"\w+")
 _MAX_TAGS = 6
 _RETRY_AFTER_CAP_SECONDS = 60
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
@@ -186,37 +183,33 @@ def _parse_summary(content: str) -> Summary:
         raise SummaryError("the model's JSON is not an object")
     swedish = data.get("summary_sv")
     original = data.get("summary_original")
-    if not isinstance(swedish, str) or not swedish.strip():
+    swedish = model_text(swedish) if isinstance(swedish, str) else ""
+    if not swedish:
         raise SummaryError("the model gave no Swedish summary")
     tags = data.get("tags") if isinstance(data.get("tags"), list) else []
+    cleaned_tags = [model_text(t) for t in tags if isinstance(t, str)]
     return Summary(
-        original=original.strip() if isinstance(original, str) else "",
-        swedish=swedish.strip(),
-        tags=[t.strip()[:60] for t in tags if isinstance(t, str) and t.strip()][:_MAX_TAGS],
+        original=model_text(original) if isinstance(original, str) else "",
+        swedish=swedish,
+        tags=tags_allowed(t for t in cleaned_tags if t)[:_MAX_TAGS],
         platform_relevant=data.get("platform_relevant") is True,
     )
 
 
+def model_text(value: str) -> str:
+    """A model's text as the plain text we store and publish: HTML entities decoded (models
+    trained on web pages write `&amp;`; every surface escapes once on the way out), and the
+    characters no store or reader should get removed (shared.untrusted_text: NUL, controls,
+    lone surrogates, noncharacters, bidirectional overrides)."""
+    return without_unpublishable(html.unescape(value)).strip()
+
+
 def summary_guard(summary: Summary, *, article: str) -> None:
-    """Raise SummaryError for a summary that is too long or copies the article (a run of
-    VERBATIM_RUN_WORDS words, compared case-insensitively on normalised words)."""
-    for label, text in (("Swedish", summary.swedish), ("original", summary.original)):
-        if len(text) > SUMMARY_MAX_CHARS:
-            raise SummaryError(
-                f"the model's {label} summary is {len(text)} characters "
-                f"(at most {SUMMARY_MAX_CHARS})"
-            )
-    runs = _word_runs(article)
-    for label, text in (("Swedish", summary.swedish), ("original", summary.original)):
-        if not runs.isdisjoint(_word_runs(text)):
-            raise SummaryError(
-                f"the model's {label} summary copies {VERBATIM_RUN_WORDS} or more consecutive "
-                "words of the article"
-            )
-
-
-def _word_runs(text: str) -> set[tuple[str, ...]]:
-    words = _WORD.findall(text.casefold())
-    return {
-        tuple(words[i : i + VERBATIM_RUN_WORDS]) for i in range(len(words) - VERBATIM_RUN_WORDS + 1)
-    }
+    """Raise SummaryError for an answer that is too long or copies the article as a reader
+    sees it (news.guard)."""
+    try:
+        answer_guard(
+            swedish=summary.swedish, original=summary.original, tags=summary.tags, article=article
+        )
+    except VerbatimCopy as exc:
+        raise SummaryError(str(exc)) from exc

@@ -13,7 +13,7 @@ from django.utils.text import slugify
 
 from news_site.news.llm import strip_code_fence
 from news_site.news.models import Entry, Story
-from news_site.news.summarise import BudgetExhausted, ChatModel, SummaryError
+from news_site.news.summarise import BudgetExhausted, ChatModel, SummaryError, model_text
 from news_site.news.text import sha256
 from news_site.stories import selectors
 from news_site.stories.rows import rows_update
@@ -82,10 +82,13 @@ def story_text_from_model(*, members: list[Entry], model: ChatModel) -> StoryTex
         raise SummaryError("the model did not answer with JSON") from exc
     if not isinstance(data, dict):
         raise SummaryError("the model's JSON is not an object")
-    title, lead, body = (data.get(key) for key in ("title", "lead", "body"))
-    if not all(isinstance(value, str) and value.strip() for value in (title, lead, body)):
+    title, lead, body = (
+        model_text(value) if isinstance(value, str) else ""
+        for value in (data.get(key) for key in ("title", "lead", "body"))
+    )
+    if not (title and lead and body):
         raise SummaryError("the model's story lacks a title, lead or body")
-    return StoryText(title=title.strip()[:300], lead=lead.strip(), body=body.strip(), by_model=True)
+    return StoryText(title=title[:300], lead=lead, body=body, by_model=True)
 
 
 def _summary(entry: Entry) -> str:

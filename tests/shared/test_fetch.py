@@ -264,6 +264,48 @@ def test_compressed_bodies_are_decoded(
     assert "gzip" in server.seen[0][2]["Accept-Encoding"]
 
 
+def test_a_multi_member_gzip_body_is_read_whole(server: LocalServer) -> None:
+    members = [b"first member, " * 20, b"second member, " * 20, b"third."]
+    body = b"".join(gzip.compress(member) for member in members)
+    server.respond("/members", body=body, headers={"Content-Encoding": "gzip"})
+
+    assert get(server.url("/members"), max_bytes=2000).body == b"".join(members)
+
+
+def test_gzip_members_split_across_network_reads_are_joined(server: LocalServer) -> None:
+    first, second = gzip.compress(b"A" * 300), gzip.compress(b"B" * 300)
+
+    def route(request: BaseHTTPRequestHandler) -> None:
+        request.send_response(200)
+        request.send_header("Content-Encoding", "gzip")
+        request.send_header("Transfer-Encoding", "chunked")
+        request.end_headers()
+        # The second member's magic number arrives one byte at a time.
+        for part in (first + second[:1], second[1:2], second[2:]):
+            request.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+            request.wfile.flush()
+        request.wfile.write(b"0\r\n\r\n")
+
+    server.route("/split", route)
+
+    assert get(server.url("/split"), max_bytes=1000).body == b"A" * 300 + b"B" * 300
+
+
+def test_trailing_padding_after_the_last_gzip_member_is_ignored(server: LocalServer) -> None:
+    server.respond(
+        "/padded", body=gzip.compress(b"body") + b"\0" * 8, headers={"Content-Encoding": "gzip"}
+    )
+
+    assert get(server.url("/padded")).body == b"body"
+
+
+def test_a_bomb_spread_over_many_gzip_members_is_refused(server: LocalServer) -> None:
+    member = gzip.compress(b"\0" * 1_000_000)
+    server.respond("/bombs", body=member * 60, headers={"Content-Encoding": "gzip"})
+
+    assert fetch_error(server.url("/bombs"), max_bytes=2_500_000).code == "too_large"
+
+
 def test_an_encoding_we_did_not_offer_is_a_connection_error(server: LocalServer) -> None:
     server.respond("/br", body=b"\x0b\x02\x80hi\x03", headers={"Content-Encoding": "br"})
 

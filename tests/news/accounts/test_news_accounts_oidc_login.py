@@ -175,6 +175,27 @@ def test_wrong_audience_issuer_or_missing_subject_is_refused(http, provider, cla
     assert response.json()["error"]["type"] == "invalid_id_token"
 
 
+@pytest.mark.every_backend
+@pytest.mark.parametrize(
+    "subject",
+    ["", "   ", "a" * 256, "user\x00nul", "user\u202eevil", 12345],
+    ids=["empty", "blank", "256-characters", "nul", "bidi-override", "not-text"],
+)
+def test_a_subject_no_identity_can_hold_is_a_clean_401(http, provider, subject):
+    response = _login(http, provider, provider.token(sub=subject))
+
+    assert response.status_code == 401, response.text
+    assert response.json()["error"]["type"] == "invalid_id_token"
+    assert not Identity.objects.exists() and not Account.objects.exists()
+
+
+def test_a_subject_of_255_characters_logs_in(http, provider):
+    response = _login(http, provider, provider.token(sub="s" * 255))
+
+    assert response.status_code == 200, response.text
+    assert Identity.objects.get().subject == "s" * 255
+
+
 def test_garbage_and_unsigned_tokens_are_refused(http, provider):
     unsigned = jwt.encode({"sub": "x"}, key=None, algorithm="none")
 

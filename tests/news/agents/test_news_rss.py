@@ -1,5 +1,8 @@
 """/entries.rss: valid RSS 2.0 of the latest 50 relevant entries, with tags and images."""
 
+import html
+import xml.etree.ElementTree as ET
+
 import feedparser
 import pytest
 
@@ -31,3 +34,25 @@ def test_the_rss_feed_parses_cleanly_with_tags_and_images(
     assert "enligt MacSajten, via Nyhetstjänsten" in item.summary
     assert all(e.id != f"entry-{hidden.pk}" for e in parsed.entries)
     assert 0 < len(served_queries) <= 2
+
+
+def test_titles_and_creators_are_escaped_like_descriptions(http, make_feed, make_entry):
+    """Readers render <title>, <dc:creator> and <description> as HTML: source markup in any of
+    them arrives as text (one escaping level, the same for all three), never as a tag."""
+    feed = make_feed(title="Evil <b>källa</b> & co")
+    make_entry(
+        feed,
+        title="Apple <script>alert(1)</script> & Google",
+        summary_translated="AT&T och <i>Apple</i>.",
+    )
+
+    response = http.get("/entries.rss")
+
+    item = ET.fromstring(response.content).find("channel/item")  # noqa: S314 - our own answer
+    dc = "{http://purl.org/dc/elements/1.1/}creator"
+    title, creator, description = (item.findtext(n) for n in ("title", dc, "description"))
+    for element in (title, creator, description):
+        assert "<" not in element, element
+    assert html.unescape(title) == "Apple <script>alert(1)</script> & Google"
+    assert html.unescape(creator) == "Evil <b>källa</b> & co"
+    assert html.unescape(description).startswith("AT&T och <i>Apple</i>.")

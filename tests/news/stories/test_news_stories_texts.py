@@ -145,3 +145,22 @@ def test_the_text_is_rewritten_when_a_member_joins(two_sources, fake_model, make
     assert story.entries_count == 3
     assert story.title == rewritten["title"]
     assert "Källa: Tredje källan" in fake_model.requests[-1]["messages"][1]["content"]
+
+
+def test_a_model_story_is_stored_as_plain_text_without_overrides_or_controls(
+    two_sources, fake_model
+):
+    hostile = {
+        "title": "iPhone\u202e 18 Pro &amp; Face ID\x00",
+        "lead": "Flera k\u00e4llor\x1b[2J rapporterar \u2066n\u00e5got\u2069.",
+        "body": "MacSajten\ufffe skriver &lt;b&gt;detta&lt;/b&gt;.\x85",
+    }
+    fake_model.queue(200, fake_model.completion(hostile))
+
+    _cluster_with_model()
+
+    story = Story.objects.get()
+    assert story.written_by_model
+    assert story.title == "iPhone 18 Pro & Face ID"
+    assert story.lead == "Flera k\u00e4llor[2J rapporterar n\u00e5got."
+    assert story.body == "MacSajten skriver <b>detta</b>."
