@@ -47,7 +47,11 @@ def editor(served_queries) -> httpx.Client:
     login = client.get("/admin/login/")
     client.post(
         "/admin/login/?next=/admin/",
-        data={"username": "keeper", "password": "correct horse", "csrfmiddlewaretoken": _csrf(login)},
+        data={
+            "username": "keeper",
+            "password": "correct horse",
+            "csrfmiddlewaretoken": _csrf(login),
+        },
         headers={"Referer": BASE_URL + "/admin/login/"},
     )
     yield client
