@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One database backend's share of `make test`: `scripts/test_backend.sh sqlite|postgres`.
-# The compliance, shared and client tests (clients/), then the news tests, each on pytest-xdist workers (WORKERS,
-# 2 by default), then the browser tests (and on SQLite the docs' checks) in one process: their
-# quick start or run-prod stack is shared by the tests of a module.
+# The compliance, shared and client tests (clients/), then the news tests, each on pytest-xdist
+# workers (WORKERS, 2 by default), then the browser tests (and on SQLite the docs' checks) in one
+# process: their quick start or run-prod stack is shared by the tests of a module.
 #
 # Each test runs where it can find something (docs/testing.md): PostgreSQL + Redis, what
 # production runs, takes every test but those marked `embedded_only`; SQLite takes those marked

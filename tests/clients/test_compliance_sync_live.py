@@ -114,15 +114,16 @@ def test_full_then_incremental_across_three_reindexes_through_429s(
 ):
     _key, raw = api_key_create(name="tiny", rate_limit_per_minute=4)
     state = tmp_path / "checkpoint.json"
-    client = ComplianceClient(
-        base_url=f"{live_server.url}/api/v1/compliance",
-        api_key=raw,
-        page_size=40,
-        sleep=limiter_clock,
-    )
     waits: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        limiter_clock(seconds)
+
+    client = ComplianceClient(
+        base_url=f"{live_server.url}/api/v1/compliance", api_key=raw, page_size=40, sleep=sleep
+    )
     with client:
-        client._sleep = lambda seconds: (waits.append(seconds), limiter_clock(seconds))
         full = client.sync(state)
         events = list(full.events)
         assert full.pages > 4 and waits, "the tiny limit was never reached"
