@@ -141,3 +141,13 @@ def test_bad_parameters_are_clear_errors(api, demo, query):
     assert response.headers["Content-Type"] == "application/json"
     codes = ("invalid_parameter", "invalid_cursor", "not_acceptable")
     assert response.json()["error"]["code"] in codes
+
+
+@pytest.mark.parametrize("query", ["", "?as_of=2026-03-10", "?format=ndjson"])
+def test_the_whole_dataset_costs_the_same_few_queries_as_one_state(
+    api, demo, served_queries, query
+):
+    with served_queries.at_most(3):
+        response = api.get(f"/states{query}")
+
+    assert response.status_code == 200
