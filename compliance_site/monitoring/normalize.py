@@ -15,6 +15,7 @@ from email.message import Message
 from lxml import etree
 
 from compliance_site.monitoring.pdftext import is_pdf, pdf_text
+from shared.untrusted_text import without_unpublishable
 
 # 2: HTML read by libxml2 (lxml) instead of html.parser, with the length caps.
 # 3: PDFs compared by their text (pdftext.py), bytes only when they have none.
@@ -153,6 +154,8 @@ def page_paragraphs(
         text = pdf_text(body) or ""
     else:
         return []
+    # Stored and shown to reviewers: nothing a database cannot hold or that reorders the text.
+    text = without_unpublishable(text)
     return [paragraph for line in text.split("\n") if (paragraph := _scrub(line))]
 
 

@@ -161,3 +161,20 @@ def test_the_kept_text_is_bounded_at_a_paragraph_boundary():
     lines = text.splitlines()
     assert lines[:-1] == paragraphs[: len(lines) - 1]
     assert lines[-1].startswith("[... cut")
+
+
+def test_characters_no_store_can_hold_are_dropped_from_the_kept_text(monitored):
+    hostile = [*PARAGRAPHS]
+    hostile[2] = "Instruction must cover\x00 reading, \u202ewriting\u202c and arithmetic\x07."
+    monitored.respond("/tx", body=page(hostile), headers=HTML)
+
+    report = monitor_sources()
+
+    assert report.failed == 0
+    snapshot = ReviewFlag.objects.get().snapshot
+    # libxml2 reads NUL as U+FFFD; the bidi override and the bell are removed.
+    assert _changed_lines(snapshot.diff) == [
+        f"-{PARAGRAPHS[2]}",
+        "+Instruction must cover\ufffd reading, writing and arithmetic.",
+    ]
+    assert not any(c in snapshot.text for c in "\x00\x07\u202e\u202c")
