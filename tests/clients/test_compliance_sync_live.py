@@ -177,7 +177,7 @@ def _wait_for_a_pass_in_progress(state: Path, process: subprocess.Popen) -> None
     while time.monotonic() < deadline:
         assert process.poll() is None, "the sync finished before it could be interrupted"
         try:
-            if len(checkpoint_load(state).pending) >= 20:
+            if len(checkpoint_load(state).pending) >= 10:
                 return
         except (FileNotFoundError, ValueError):
             pass  # not written yet
@@ -190,7 +190,7 @@ def test_the_command_killed_mid_sync_resumes_from_its_checkpoint(live_server, de
     _key, raw = api_key_create(name="cli", rate_limit_per_minute=100_000)
     state = tmp_path / "checkpoint.json"
 
-    first = _cli(live_server, raw, state, "--page-size", "2")
+    first = _cli(live_server, raw, state, "--page-size", "1")
     _wait_for_a_pass_in_progress(state, first)
     first.send_signal(stop)
     interrupted_output, _ = first.communicate(timeout=30)
