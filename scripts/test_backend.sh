@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One database backend's share of `make test`: `scripts/test_backend.sh sqlite|postgres`.
-# The compliance and shared tests, then the news tests, each on pytest-xdist workers (WORKERS,
-# 2 by default), then the browser tests (and on SQLite the docs' checks) in one process: their
-# quick start or run-prod stack is shared by the tests of a module.
+# The compliance, shared and client tests (clients/), then the news tests, each on pytest-xdist
+# workers (WORKERS, 2 by default), then the browser tests (and on SQLite the docs' checks) in one
+# process: their quick start or run-prod stack is shared by the tests of a module.
 #
 # Each test runs where it can find something (docs/testing.md): PostgreSQL + Redis, what
 # production runs, takes every test but those marked `embedded_only`; SQLite takes those marked
@@ -36,7 +36,7 @@ fi
 # --dist loadscope: a module's tests stay on one worker, so a server a module shares among its
 # tests starts once, not once per worker.
 echo "== compliance on $backend"
-DJANGO_SETTINGS_MODULE=compliance_site.settings "$BIN/pytest" -q -n "$WORKERS" --dist loadscope "${select[@]}" tests/compliance tests/shared
+DJANGO_SETTINGS_MODULE=compliance_site.settings "$BIN/pytest" -q -n "$WORKERS" --dist loadscope "${select[@]}" tests/compliance tests/shared tests/clients clients/compliance_sync/tests
 echo "== news on $backend"
 DJANGO_SETTINGS_MODULE=news_site.settings "$BIN/pytest" -q -n "$WORKERS" --dist loadscope "${select[@]}" tests/news
 echo "== browsers and docs on $backend"

@@ -35,6 +35,10 @@ from shared.metrics import RATE_LIMIT_DATABASE_COUNTED, RATE_LIMIT_REJECTIONS, R
 logger = logging.getLogger(__name__)
 
 
+# The limit django-ratelimit sees; it never decides anything here (see _cache_count).
+_COUNTER_KEY_LIMIT = 1
+
+
 class _CacheUncounted(Exception):
     """django-ratelimit could not read or write its counter (it answers `limit` 0 then)."""
 
@@ -116,7 +120,7 @@ def _usage(
 ) -> Usage | None:
     limit, window_seconds = rate.limit, rate.window_seconds
     try:
-        counted = _cache_count(request, group, bucket, limit, window_seconds, cost, increment)
+        counted = _cache_count(request, group, bucket, window_seconds, cost, increment)
         if counted is None:  # django-ratelimit's RATELIMIT_ENABLE = False: no limits at all
             return None
         count, reset_in = counted
@@ -159,7 +163,6 @@ def _cache_count(
     request: HttpRequest,
     group: str,
     bucket: str,
-    limit: int,
     window_seconds: int,
     cost: int,
     increment: bool,
@@ -173,7 +176,10 @@ def _cache_count(
             request,
             group=group,
             key=lambda _group, _request: bucket,
-            rate=(limit, window_seconds),
+            # django-ratelimit puts the rate into its counter's key, so a limit changed
+            # mid-window (a key's rate_limit_per_minute) would start a fresh count. The key
+            # names the window only; Usage compares the count with the limit.
+            rate=(_COUNTER_KEY_LIMIT, window_seconds),
             increment=increment,
         )
         if usage is None:

@@ -1,4 +1,6 @@
-from django.contrib import admin, messages
+from django.contrib import admin
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
 
 from compliance_site.access.keys import api_key_create
 from compliance_site.access.models import ApiKey
@@ -26,8 +28,24 @@ class ApiKeyAdmin(admin.ModelAdmin):
         obj.prefix = key.prefix
         obj.key_hash = key.key_hash
         obj.created_at = key.created_at
-        self.message_user(
+        # Handed to response_add of this same request only: Django's messages would keep the
+        # secret in a cookie (or the session) after the page that shows it.
+        request.new_api_key = raw_key
+
+    def response_add(self, request: HttpRequest, obj: ApiKey, post_url_continue=None):
+        raw_key = getattr(request, "new_api_key", None)
+        if raw_key is None:
+            return super().response_add(request, obj, post_url_continue)
+        # Admin pages are never_cache (no-store) already, so the one copy of the secret stays
+        # out of browser and proxy caches.
+        return TemplateResponse(
             request,
-            f"The new key is shown only now; store it safely: {raw_key}",
-            level=messages.WARNING,
+            "admin/access/apikey/created.html",
+            {
+                **self.admin_site.each_context(request),
+                "opts": self.opts,
+                "key": obj,
+                "raw_key": raw_key,
+                "title": "API key created",
+            },
         )

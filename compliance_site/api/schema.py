@@ -243,7 +243,7 @@ def postprocess(result: dict[str, Any], generator, request, public) -> dict[str,
 # Per-operation documentation, one decorator per view (compliance_site/api/views.py). ---------
 
 _API_META = inline_serializer("ApiMeta", {"api_version": serializers.CharField()})
-_STATE_RESPONSE = inline_serializer(
+STATE_RESPONSE = inline_serializer(
     "StateEnvelope",
     {
         "data": serializers.DictField(help_text="The state payload (see the state schema)."),
@@ -265,7 +265,7 @@ STATE = extend_schema(
         *CONDITIONAL_REQUEST_HEADERS,
         *CONDITIONAL_RESPONSE_HEADERS,
     ],
-    responses={200: _STATE_RESPONSE, **NOT_MODIFIED, **errors(400, 404, 412)},
+    responses={200: STATE_RESPONSE, **NOT_MODIFIED, **errors(400, 404, 412)},
     description=(
         "The live record, a pinned `version`, or the record `as_of` a date (the highest "
         "version released on or before that day). Sending both is a 400. The abbreviation "
@@ -298,7 +298,7 @@ STATE_VERSION = extend_schema(
         *CONDITIONAL_REQUEST_HEADERS,
         *CONDITIONAL_RESPONSE_HEADERS,
     ],
-    responses={200: _STATE_RESPONSE, **NOT_MODIFIED, **errors(400, 404, 412)},
+    responses={200: STATE_RESPONSE, **NOT_MODIFIED, **errors(400, 404, 412)},
 )
 ESA_PROGRAMS = extend_schema(
     operation_id="esa_programs_list",

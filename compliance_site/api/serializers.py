@@ -169,6 +169,11 @@ class FlaggedItemSerializer(StaleItemSerializer):
     flagged_reason = serializers.CharField()
     changed_url = serializers.URLField(allow_null=True)
     changed_at = serializers.DateTimeField(allow_null=True)
+    diff_url = serializers.CharField(
+        allow_null=True,
+        help_text="For a flag the monitor raised: the admin page (a path on this service, staff "
+        "only) of the fetch that changed, with its diff against the previous one.",
+    )
 
 
 class ReviewReportSerializer(serializers.Serializer):

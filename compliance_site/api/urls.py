@@ -1,11 +1,12 @@
 from django.urls import path
 
-from compliance_site.api import views
+from compliance_site.api import datasets, views
 from compliance_site.api.state_schema import state_schema
 from shared.apidocs import api_reference_view
 
 urlpatterns = [
     path("meta", views.MetaView.as_view()),
+    path("states", datasets.StateDatasetView.as_view()),
     path("states/<str:abbr>", views.StateView.as_view()),
     path("states/<str:abbr>/versions", views.StateVersionListView.as_view()),
     path("states/<str:abbr>/versions/<str:number>", views.StateVersionView.as_view()),

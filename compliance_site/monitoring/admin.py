@@ -1,5 +1,7 @@
 from django.contrib import admin
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.html import format_html
 
 from compliance_site.monitoring.models import (
     FlagOrigin,
@@ -20,9 +22,24 @@ class ReviewFlagAdmin(admin.ModelAdmin):
     list_display = ["state_abbreviation", "reason", "origin", "created_at", "cleared_at"]
     list_filter = ["origin", ("cleared_at", admin.EmptyFieldListFilter)]
     search_fields = ["state_abbreviation", "reason"]
-    fields = ["state_abbreviation", "reason", "origin", "created_by", "created_at", "cleared_at"]
-    readonly_fields = ["origin", "created_by", "created_at", "cleared_at"]
+    fields = [
+        "state_abbreviation",
+        "reason",
+        "origin",
+        "what_changed",
+        "created_by",
+        "created_at",
+        "cleared_at",
+    ]
+    readonly_fields = ["origin", "what_changed", "created_by", "created_at", "cleared_at"]
     actions = ["clear_flags"]
+
+    @admin.display(description="What changed")
+    def what_changed(self, obj: ReviewFlag) -> str:
+        if obj.snapshot_id is None:
+            return "-"
+        url = reverse("admin:monitoring_sourcesnapshot_change", args=[obj.snapshot_id])
+        return format_html('<a href="{}">The page as fetched, and its diff</a>', url)
 
     def save_model(self, request, obj, form, change):
         if not change:
@@ -45,6 +62,30 @@ class ReviewFlagAdmin(admin.ModelAdmin):
 class SourceSnapshotAdmin(admin.ModelAdmin):
     list_display = ["state_abbreviation", "url", "fetched_at", "successful", "error"]
     list_filter = ["successful", "state_abbreviation"]
+    fields = [
+        "state_abbreviation",
+        "url",
+        "fetched_at",
+        "successful",
+        "status_code",
+        "error",
+        "content_hash",
+        "diff_shown",
+        "text_shown",
+    ]
+    readonly_fields = ["diff_shown", "text_shown"]
+
+    @admin.display(description="Diff against the previous successful fetch")
+    def diff_shown(self, obj: SourceSnapshot) -> str:
+        if not obj.diff:
+            return "No diff: the page did not change, or it has no text to compare."
+        return format_html('<pre class="snapshot-diff">{}</pre>', obj.diff)
+
+    @admin.display(description="Normalised text")
+    def text_shown(self, obj: SourceSnapshot) -> str:
+        if not obj.text:
+            return "Not kept (a later fetch holds the current text, or the page has none)."
+        return format_html('<pre class="snapshot-text">{}</pre>', obj.text)
 
     def has_add_permission(self, request):
         return False

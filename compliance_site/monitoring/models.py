@@ -17,6 +17,11 @@ class SourceSnapshot(models.Model):
     # only between snapshots of one version, so a new normaliser re-baselines every page
     # instead of flagging every state whose text it reads differently.
     normalizer_version = models.PositiveSmallIntegerField(default=1)
+    # What a reviewer reads: the normalised text, one paragraph a line (bounded, see
+    # services.SNAPSHOT_TEXT_MAX_CHARS), kept on the latest successful snapshot of each URL
+    # only; and, on a snapshot that changed, the unified diff against the one before it.
+    text = models.TextField(blank=True)
+    diff = models.TextField(blank=True)
 
     class Meta:
         indexes = [

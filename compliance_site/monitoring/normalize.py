@@ -14,8 +14,12 @@ from email.message import Message
 
 from lxml import etree
 
+from compliance_site.monitoring.pdftext import is_pdf, pdf_text
+from shared.untrusted_text import without_unpublishable
+
 # 2: HTML read by libxml2 (lxml) instead of html.parser, with the length caps.
-NORMALIZER_VERSION = 2
+# 3: PDFs compared by their text (pdftext.py), bytes only when they have none.
+NORMALIZER_VERSION = 3
 
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _TEXT_TYPES = frozenset({"application/json", "application/xml", "application/javascript"})
@@ -121,19 +125,48 @@ def normalized_text(
 
 def _readable(html: str) -> str:
     """The visible text of `html` without volatile tokens, whitespace collapsed."""
+    return _scrub(_visible_text(html))
+
+
+def _scrub(text: str) -> str:
     # Collapse first so the patterns see plain spaces, again after to close the gaps.
-    text = _collapse(_visible_text(html))
+    text = _collapse(text)
     for pattern in _VOLATILE:
         text = pattern.sub(r"\1" if pattern is _STAMP else "", text)
     return _collapse(text)
 
 
+def page_paragraphs(
+    body: bytes, content_type: str | None, *, max_chars: int = MAX_READ_CHARS
+) -> list[str]:
+    """What a reviewer diffs: the normalised text one paragraph (block element, text line,
+    PDF line) at a time, volatile tokens removed as for the hash. [] for binary bodies other
+    than readable PDFs. Raises PageTooLong like normalized_text."""
+    media_type, charset = _media_type(body, content_type)
+    if media_type in _HTML_TYPES:
+        html = _decode(body, charset or _meta_charset(body))
+        if len(html) > max_chars:
+            raise PageTooLong(f"the page's HTML is {len(html)} characters long")
+        text = _visible_text(html, block="\n")
+    elif _is_text(media_type):
+        text = _decode(body, charset)
+    elif is_pdf(media_type, body):
+        text = pdf_text(body) or ""
+    else:
+        return []
+    # Stored and shown to reviewers: nothing a database cannot hold or that reorders the text.
+    text = without_unpublishable(text)
+    return [paragraph for line in text.split("\n") if (paragraph := _scrub(line))]
+
+
 def content_hash(body: bytes, content_type: str | None, *, max_chars: int = MAX_READ_CHARS) -> str:
-    """The "sha256:<hex>" digest of normalized_text, or of the raw bytes for binary bodies
-    (PDFs and the like)."""
+    """The "sha256:<hex>" digest of normalized_text; for a PDF, of its text when it has one;
+    of the raw bytes for other binary bodies and unreadable PDFs."""
     media_type, _ = _media_type(body, content_type)
     if media_type in _HTML_TYPES or _is_text(media_type):
         data = normalized_text(body, content_type, max_chars=max_chars).encode("utf-8")
+    elif is_pdf(media_type, body) and (text := pdf_text(body)) is not None:
+        data = b"pdf-text\n" + _scrub(text).encode("utf-8")
     else:
         data = body
     return "sha256:" + hashlib.sha256(data).hexdigest()
@@ -143,7 +176,9 @@ class _VisibleText:
     """A parser target for lxml's HTML parser (libxml2: linear time on any markup, where the
     standard library's html.parser takes quadratic time on runs of `<a `, `<x` or `<!--`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, block: str) -> None:
+        # What a block boundary becomes: a space for the hash, a newline for paragraphs.
+        self._block = block
         self.parts: list[str] = []
         self._hidden_tag: str | None = None
         self._hidden_depth = 0
@@ -158,7 +193,7 @@ class _VisibleText:
         if tag not in _VOID and (tag in _INVISIBLE or _is_hidden(attrib)):
             self._hidden_tag, self._hidden_depth = tag, 1
         elif tag in _BLOCKS:
-            self.parts.append(" ")
+            self.parts.append(self._block)
 
     def end(self, tag: str) -> None:
         if self._hidden_tag is not None:
@@ -168,11 +203,12 @@ class _VisibleText:
                     self._hidden_tag = None
             return
         if tag in _BLOCKS:
-            self.parts.append(" ")
+            self.parts.append(self._block)
 
     def data(self, data: str) -> None:
         if self._hidden_tag is None:
-            self.parts.append(data)
+            # Line breaks inside a text node are source formatting, not paragraph breaks.
+            self.parts.append(data.replace("\r", " ").replace("\n", " "))
 
     def close(self) -> str:
         return "".join(self.parts)
@@ -184,11 +220,11 @@ def _is_hidden(attrib: dict[str, str]) -> bool:
     return "hidden" in attrib or (attrib.get("aria-hidden") or "").lower() == "true"
 
 
-def _visible_text(html: str) -> str:
+def _visible_text(html: str, block: str = " ") -> str:
     if not html.strip():
         return ""
     parser = etree.HTMLParser(
-        target=_VisibleText(),
+        target=_VisibleText(block),
         encoding="utf-8",
         recover=True,
         no_network=True,

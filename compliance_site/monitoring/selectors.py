@@ -5,6 +5,7 @@ from typing import Any
 
 from django.db.models import F, Window
 from django.db.models.functions import RowNumber
+from django.urls import reverse
 
 from compliance_site.monitoring.models import ReviewFlag, SourceSnapshot
 from compliance_site.records.models import ResourceType
@@ -67,6 +68,7 @@ def review_report(*, now: datetime) -> dict[str, Any]:
                     "flagged_reason": latest_flag[key].reason,
                     "changed_url": fetch.url if fetch else None,
                     "changed_at": fetch.fetched_at if fetch else None,
+                    "diff_url": _diff_url(latest_flag[key]),
                 }
             )
         elif date.fromisoformat(payload["last_verified_at"]) <= stale_before:
@@ -74,6 +76,14 @@ def review_report(*, now: datetime) -> dict[str, Any]:
     # A flag can name a state that has no published record yet; it cannot be re-verified
     # from the data, so it is not listed.
     return {"generated_at": now, "flagged": flagged, "stale": stale}
+
+
+def _diff_url(flag: ReviewFlag) -> str | None:
+    """Where a reviewer reads what changed: the admin page of the snapshot that raised the
+    flag (its diff and text), a path on this service; None for an editor's flag."""
+    if flag.snapshot_id is None:
+        return None
+    return reverse("admin:monitoring_sourcesnapshot_change", args=[flag.snapshot_id])
 
 
 def recent_snapshots(*, state_abbreviation: str) -> list[SourceSnapshot]:

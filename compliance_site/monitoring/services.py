@@ -18,13 +18,19 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from compliance_site.monitoring.diffs import text_bounded, text_diff
 from compliance_site.monitoring.models import (
     FlagOrigin,
     MonitoredSource,
     ReviewFlag,
     SourceSnapshot,
 )
-from compliance_site.monitoring.normalize import NORMALIZER_VERSION, PageTooLong, content_hash
+from compliance_site.monitoring.normalize import (
+    NORMALIZER_VERSION,
+    PageTooLong,
+    content_hash,
+    page_paragraphs,
+)
 from compliance_site.records.models import ResourceType
 from compliance_site.records.selectors import live_resources
 from shared import cache
@@ -59,6 +65,7 @@ class FetchOutcome:
     status_code: int | None = None
     error: str = ""  # a machine-readable code (stored on the snapshot)
     detail: str = ""  # the readable reason, for the source's record and the summary
+    text: str = ""  # the normalised paragraphs, one a line (diffs.text_bounded)
 
 
 @dataclass
@@ -117,11 +124,10 @@ def source_fetch(
         )
         return replace(outcome, status_code=result.status_code)
     try:
-        digest = content_hash(
-            result.body,
-            result.headers.get("content-type"),
-            max_chars=settings.MONITOR_MAX_READ_CHARS,
-        )
+        content_type = result.headers.get("content-type")
+        max_chars = settings.MONITOR_MAX_READ_CHARS
+        digest = content_hash(result.body, content_type, max_chars=max_chars)
+        text = text_bounded(page_paragraphs(result.body, content_type, max_chars=max_chars))
     except PageTooLong as exc:
         outcome = failed("too_long_to_compare", str(exc))
         return replace(outcome, status_code=result.status_code)
@@ -130,7 +136,14 @@ def source_fetch(
         outcome = failed("unreadable_page", f"the page could not be read: {exc}")
         return replace(outcome, status_code=result.status_code)
     return FetchOutcome(
-        state_abbreviation, url, name, fetched_at, True, digest, status_code=result.status_code
+        state_abbreviation,
+        url,
+        name,
+        fetched_at,
+        True,
+        digest,
+        status_code=result.status_code,
+        text=text,
     )
 
 
@@ -265,6 +278,21 @@ def snapshot_record(*, outcome: FetchOutcome) -> bool:
         .order_by("-fetched_at")
         .first()
     )
+    changed = (
+        outcome.successful
+        and previous is not None
+        and previous.normalizer_version == NORMALIZER_VERSION
+        and previous.content_hash != outcome.content_hash
+    )
+    diff = ""
+    if changed and previous.text and outcome.text:
+        diff = text_diff(
+            before=previous.text,
+            after=outcome.text,
+            before_at=previous.fetched_at,
+            after_at=outcome.fetched_at,
+            url=outcome.url,
+        )
     snapshot = SourceSnapshot.objects.create(
         state_abbreviation=outcome.state_abbreviation,
         url=outcome.url,
@@ -274,13 +302,13 @@ def snapshot_record(*, outcome: FetchOutcome) -> bool:
         status_code=outcome.status_code,
         error=outcome.error,
         normalizer_version=NORMALIZER_VERSION,
+        text=outcome.text,
+        diff=diff,
     )
-    changed = (
-        outcome.successful
-        and previous is not None
-        and previous.normalizer_version == NORMALIZER_VERSION
-        and previous.content_hash != outcome.content_hash
-    )
+    if outcome.successful and previous is not None:
+        # One text per URL: the newest is what the next fetch is compared with, and what
+        # changed before is kept in the diffs.
+        SourceSnapshot.objects.filter(pk=previous.pk).update(text="")
     if changed:
         flag_raise(
             state_abbreviation=outcome.state_abbreviation,

@@ -2,7 +2,7 @@
 
 from datetime import date
 
-from django.db.models import Max, QuerySet
+from django.db.models import Max, OuterRef, QuerySet, Subquery
 
 from compliance_site.records.documents import FIRST_SCHEMA_VERSION, JURISDICTIONS
 from compliance_site.records.models import (
@@ -106,6 +106,21 @@ def resource_as_of(*, resource_type: str, key: str, day: date) -> ResourceVersio
         .order_by("-version")
         .first()
     )
+
+
+def resources_at(
+    *, resource_type: str, day: date | None = None, sequence: int | None = None
+) -> list[ResourceVersion]:
+    """Every resource's version live at the end of `day` (what resource_as_of answers for each
+    key) and/or when the change feed stood at `sequence`, by key, in one query. Keys with no
+    such version are left out."""
+    versions = ResourceVersion.objects.filter(resource_type=resource_type)
+    if day is not None:
+        versions = versions.filter(released_at__lte=day)
+    if sequence is not None:
+        versions = versions.filter(sequence__lte=sequence)
+    latest = versions.filter(resource_key=OuterRef("resource_key")).order_by("-version")
+    return list(versions.filter(pk=Subquery(latest.values("pk")[:1])).order_by("resource_key"))
 
 
 def resource_versions(*, resource_type: str, key: str) -> QuerySet[ResourceVersion]:

@@ -66,8 +66,12 @@ def test_the_report_is_public_and_lists_flagged_and_stale_states(anonymous, stat
         "flagged_reason",
         "changed_url",
         "changed_at",
+        # Beyond the contract's fields: where a reviewer reads what changed.
+        "diff_url",
     }
+    assert texas["diff_url"] == f"/admin/monitoring/sourcesnapshot/{snapshot.pk}/change/"
     assert flagged[0]["changed_url"] is None
+    assert flagged[0]["diff_url"] is None
     # OH is stale; CA is stale too but flagged, so listed once, as flagged. FL is exactly six
     # months old (stale); NY a day younger (not stale).
     stale = body["data"]["stale"]

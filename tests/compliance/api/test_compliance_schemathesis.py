@@ -39,7 +39,7 @@ pytestmark = pytest.mark.django_db
 # reason the resource-lifecycle checks (use_after_free, ensure_resource_availability,
 # object_level_authorization) find no created resources to follow: they run, and pass vacuously.
 PHASES = (PhaseName.EXAMPLES, PhaseName.COVERAGE, PhaseName.FUZZING)
-OPERATIONS = 9
+OPERATIONS = 10
 MAX_EXAMPLES = 30
 SEED = 20260314
 
