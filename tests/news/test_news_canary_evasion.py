@@ -9,7 +9,7 @@ import pytest
 
 from news_site.ingest.services import ingest_run
 from news_site.news.models import Entry, SummaryState, Tag
-from news_site.news.services import feed_add
+from news_site.news.feeds import feed_add
 from news_site.news.summarise import ChatModel
 from tests.news.evasion import (
     ARTICLE,

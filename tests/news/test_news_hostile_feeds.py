@@ -12,6 +12,7 @@ Runs on SQLite and, with NEWS_DATABASE_URL set, on PostgreSQL (NUL and column le
 only enforced there).
 """
 
+import json
 import re
 import xml.etree.ElementTree as ET
 from datetime import timedelta
@@ -450,7 +451,9 @@ def test_mcp_tool_answers_are_safe(mcp_server, make_feed, make_entry):  # noqa: 
     for name, arguments in (("latest_news", {"limit": 10}), ("get_entry", {"entry_id": entry.pk})):
         result = mcp_server.call(name, arguments)
         assert not result.is_error, name
-        text = "".join(part.text for part in result.content)
+        # The markdown; the last block is the structured content as JSON, checked below.
+        text = result.content[0].text
+        assert json.loads(result.content[-1].text) == result.structured_content
         # latest_news joins one markdown document per entry.
         for document in re.split(r"\n(?=---\nid: )", text):
             _assert_markdown_valid(document)
