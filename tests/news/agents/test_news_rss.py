@@ -3,7 +3,7 @@
 import feedparser
 import pytest
 
-# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+# Each test in a rolled-back transaction: requests run in-process (tests/support/inprocess.py).
 pytestmark = pytest.mark.django_db
 
 
