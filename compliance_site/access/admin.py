@@ -1,4 +1,7 @@
+from typing import Any
+
 from django.contrib import admin, messages
+from django.http import HttpRequest
 
 from compliance_site.access.keys import api_key_create
 from compliance_site.access.models import ApiKey
@@ -12,7 +15,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
     readonly_fields = ["prefix", "created_at"]
     fields = ["name", "rate_limit_per_minute", "is_active", "prefix", "created_at"]
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: ApiKey, form: Any, change: bool) -> None:
         if change:
             super().save_model(request, obj, form, change)
             return

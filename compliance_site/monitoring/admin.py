@@ -1,4 +1,8 @@
+from typing import Any
+
 from django.contrib import admin
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest
 from django.utils import timezone
 
 from compliance_site.monitoring.models import (
@@ -24,7 +28,7 @@ class ReviewFlagAdmin(admin.ModelAdmin):
     readonly_fields = ["origin", "created_by", "created_at", "cleared_at"]
     actions = ["clear_flags"]
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: ReviewFlag, form: Any, change: bool) -> None:
         if not change:
             obj.origin = FlagOrigin.EDITOR
             obj.created_by = request.user.get_username()
@@ -34,7 +38,7 @@ class ReviewFlagAdmin(admin.ModelAdmin):
         cache.delete(REVIEW_REPORT_CACHE_KEY)
 
     @admin.action(description="Clear the selected flags (the state was re-verified)")
-    def clear_flags(self, request, queryset):
+    def clear_flags(self, request: HttpRequest, queryset: QuerySet[ReviewFlag]) -> None:
         cleared = flags_clear(
             flags=list(queryset), reason=f"Cleared by {request.user.get_username()} in admin."
         )
@@ -46,10 +50,10 @@ class SourceSnapshotAdmin(admin.ModelAdmin):
     list_display = ["state_abbreviation", "url", "fetched_at", "successful", "error"]
     list_filter = ["successful", "state_abbreviation"]
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
@@ -77,12 +81,12 @@ class MonitoredSourceAdmin(admin.ModelAdmin):
         return obj.url if len(obj.url) <= 100 else f"{obj.url[:100]}… ({len(obj.url)} chars)"
 
     @admin.action(description="Try the selected sources at the next run (end their backoff)")
-    def retry_sources(self, request, queryset):
+    def retry_sources(self, request: HttpRequest, queryset: QuerySet[MonitoredSource]) -> None:
         count = sources_retry(sources=list(queryset))
         self.message_user(request, f"{count} sources will be tried at the next run.")
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False

@@ -113,7 +113,7 @@ class StateDocument:
 
 @cache
 def schema() -> dict[str, Any]:
-    document = json.loads(SCHEMA_PATH.read_text())
+    document: dict[str, Any] = json.loads(SCHEMA_PATH.read_text())
     Draft202012Validator.check_schema(document)
     return document
 
@@ -175,7 +175,9 @@ def _first(errors: Iterable[ValidationError]) -> ValidationError | None:
     return min(errors, key=_error_order, default=None)
 
 
-def _described(error: ValidationError, path: tuple, schema_path: tuple) -> tuple[str, str, str]:
+def _described(
+    error: ValidationError, path: tuple[str | int, ...], schema_path: tuple[str | int, ...]
+) -> tuple[str, str, str]:
     location = "/".join(str(part) for part in (*path, *error.absolute_path)) or "(document)"
     schema_location = "/".join(str(part) for part in (*schema_path, *error.absolute_schema_path))
     return location, error.message, schema_location

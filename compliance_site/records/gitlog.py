@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
+from typing import IO
 
 import git
 
@@ -120,7 +121,7 @@ def iter_commits(repo: git.Repo, *, since: str | None, head: str, path: str) -> 
         process.wait()
 
 
-def _tokens(stream) -> Iterator[bytes]:
+def _tokens(stream: IO[bytes]) -> Iterator[bytes]:
     pending = b""
     while chunk := stream.read(_CHUNK):
         pending += chunk

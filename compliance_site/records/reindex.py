@@ -70,7 +70,7 @@ class Problem:
 class ReindexReport:
     head: str = ""
     commits_read: int = 0
-    published: Counter = field(default_factory=Counter)
+    published: Counter[str] = field(default_factory=Counter)
     problems: list[Problem] = field(default_factory=list)
     outstanding: list[Problem] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
@@ -252,12 +252,13 @@ def _apply(run: _Run, repo_path: str, steps: list[_Step]) -> None:
             run.tracked[step.path] = (step.blob_sha, True)
             run.problems.pop(step.path, None)
             key = abbreviation_for_path(step.path)
+            assert key is not None  # steps are of record paths only (_is_record_path)
             _publish(run, step.commit, step.path, key, result.payload)
             if len(run.rows) >= _INSERT_EVERY:
                 _insert_versions(run)
 
 
-def _verified_in_future(step: _Step, payload: dict) -> str:
+def _verified_in_future(step: _Step, payload: dict[str, Any]) -> str:
     """The problem with a `last_verified_at` later than its commit allows, or ""."""
     verified_on = date.fromisoformat(payload["last_verified_at"])
     # The UTC day of the commit: its own offset may be out of range or made up.
@@ -276,6 +277,7 @@ def _record_problem(run: _Run, step: _Step, message: str, schema_path: str) -> N
     if len(message) > MAX_PROBLEM_LENGTH:
         message = message[: MAX_PROBLEM_LENGTH - 1] + "…"
     problem = Problem(step.path, step.commit.sha, message, schema_path[:500])
+    assert step.blob_sha is not None  # only a blob that was read has a problem
     run.tracked[step.path] = (step.blob_sha, False)
     run.problems[step.path] = problem
     run.report.problems.append(problem)
@@ -291,7 +293,9 @@ def _forget_path(run: _Run, step: _Step) -> None:
     )
 
 
-def _publish(run: _Run, commit: gitlog.Commit, path: str, key: str, payload: dict) -> None:
+def _publish(
+    run: _Run, commit: gitlog.Commit, path: str, key: str, payload: dict[str, Any]
+) -> None:
     parts = (
         (ResourceType.STATE, payload),
         (ResourceType.CITATION, {"source_urls": payload["sources"]}),
@@ -315,7 +319,17 @@ def _publish(run: _Run, commit: gitlog.Commit, path: str, key: str, payload: dic
             run.verified_states[key] = (verified_on, version)
 
 
-def _version_row(run: _Run, commit, path, resource_type, key, version, payload, digest, live):
+def _version_row(
+    run: _Run,
+    commit: gitlog.Commit,
+    path: str,
+    resource_type: str,
+    key: str,
+    version: int,
+    payload: Any,
+    digest: str,
+    live: _Live | None,
+) -> ResourceVersion:
     committed_at = commit.committed_at
     offset = committed_at.utcoffset()
     row = ResourceVersion(
