@@ -34,7 +34,8 @@ from shared.observability import ObservedASGI  # noqa: E402
 
 # WSGI Django reads a body by its Content-Length: a chunked one gets its length first.
 django_application = ChunkedBodyLength(
-    WSGIMiddleware(django_wsgi, workers=settings.NEWS_WEB_THREADS),
+    # a2wsgi's hints and Django's do not meet, though the two work together.
+    WSGIMiddleware(django_wsgi, workers=settings.NEWS_WEB_THREADS),  # type: ignore[arg-type]
     max_bytes=settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
 )
 

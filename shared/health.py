@@ -17,7 +17,8 @@ from django.views.decorators.http import require_safe
 
 logger = logging.getLogger(__name__)
 
-Check = Callable[[], None]
+# A check passes by returning (what it returns is not read) and fails by raising.
+Check = Callable[[], object]
 
 
 def database_check() -> None:

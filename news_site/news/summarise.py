@@ -188,7 +188,8 @@ def _parse_summary(content: str) -> Summary:
     original = data.get("summary_original")
     if not isinstance(swedish, str) or not swedish.strip():
         raise SummaryError("the model gave no Swedish summary")
-    tags = data.get("tags") if isinstance(data.get("tags"), list) else []
+    tags = data.get("tags")
+    tags = tags if isinstance(tags, list) else []
     return Summary(
         original=original.strip() if isinstance(original, str) else "",
         swedish=swedish.strip(),

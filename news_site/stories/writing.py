@@ -61,7 +61,9 @@ def story_text_from_model(*, members: list[Entry], model: ChatModel) -> StoryTex
     if not isinstance(data, dict):
         raise SummaryError("the model's JSON is not an object")
     title, lead, body = (data.get(key) for key in ("title", "lead", "body"))
-    if not all(isinstance(value, str) and value.strip() for value in (title, lead, body)):
+    if not (isinstance(title, str) and isinstance(lead, str) and isinstance(body, str)) or not (
+        title.strip() and lead.strip() and body.strip()
+    ):
         raise SummaryError("the model's story lacks a title, lead or body")
     return StoryText(title=title.strip()[:300], lead=lead.strip(), body=body.strip(), by_model=True)
 
