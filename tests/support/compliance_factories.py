@@ -20,7 +20,7 @@ from compliance_site.monitoring.models import (
     ReviewFlag,
     SourceSnapshot,
 )
-from compliance_site.records.documents import SCHEMA_VERSION, key_diff, payload_hash
+from compliance_site.records.documents import JURISDICTIONS, SCHEMA_VERSION, key_diff, payload_hash
 from compliance_site.records.models import (
     ChangeSource,
     IndexCursor,
@@ -83,20 +83,21 @@ class MonitoredSourceFactory(DjangoModelFactory):
         model = MonitoredSource
 
     state_abbreviation = "TX"
-    url = factory.LazyAttribute(lambda s: f"https://law.example/{s.state_abbreviation.lower()}")
+    url = factory.Sequence(lambda n: f"https://law.example/statutes/{n}")
     # As the monitor keys a source (monitoring/services.py).
     url_hash = factory.LazyAttribute(lambda s: hashlib.sha256(s.url.encode()).hexdigest())
 
 
 class ResourceVersionFactory(DjangoModelFactory):
-    """Version 1 of a state's record, as reindex publishes it from one commit."""
+    """A version of a state's record, as reindex publishes it from one commit (each made one
+    has a version number of its own)."""
 
     class Meta:
         model = ResourceVersion
 
     resource_type = ResourceType.STATE
     resource_key = "TX"
-    version = 1
+    version = factory.Sequence(lambda n: n + 1)
     sequence = factory.Sequence(lambda n: n + 1)
     payload = factory.LazyAttribute(lambda v: {"state_abbreviation": v.resource_key})
     payload_hash = factory.LazyAttribute(lambda v: payload_hash(v.payload))
@@ -113,13 +114,13 @@ class ResourceVersionFactory(DjangoModelFactory):
 
 
 class ResourceFactory(DjangoModelFactory):
-    """A resource whose current version is `current` (a new version 1 unless given)."""
+    """A jurisdiction's resource whose current version is `current` (a new one unless given)."""
 
     class Meta:
         model = Resource
 
     resource_type = ResourceType.STATE
-    resource_key = "TX"
+    resource_key = factory.Iterator(sorted(JURISDICTIONS))
     current = factory.SubFactory(
         ResourceVersionFactory,
         resource_type=factory.SelfAttribute("..resource_type"),
