@@ -55,10 +55,16 @@ run-prod: $(INSTALLED)
 	SECRET_KEY="$$($(BIN)/python -c 'from dotenv import dotenv_values; print(dotenv_values(".env")["SECRET_KEY"])')" \
 	  PG_URL="$(PG_URL)" ENV_FILE= bash scripts/run_prod.sh
 
+# Types: django-stubs reads one settings module per run, so each project is checked on its own
+# (with its own cache); the settings need a secret key and must not read a developer's .env.
 lint: $(INSTALLED)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	SECRET_KEY=type-checking-only ENV_FILE= DJANGO_SETTINGS_MODULE=compliance_site.settings \
+	  $(BIN)/mypy --cache-dir .mypy_cache/compliance shared compliance_site
+	SECRET_KEY=type-checking-only ENV_FILE= DJANGO_SETTINGS_MODULE=news_site.settings \
+	  $(BIN)/mypy --cache-dir .mypy_cache/news news_site
 
 format: $(INSTALLED)
 	$(BIN)/ruff check --fix .
@@ -112,7 +118,7 @@ bench: $(INSTALLED)
 # Everything the commands made: the virtualenvs, var/ (databases, demo repository, mail), .env
 # and the caches.
 clean:
-	rm -rf $(VENV) .venv-smoke var .env build *.egg-info .pytest_cache .ruff_cache .hypothesis .schemathesis benchmarks/results
+	rm -rf $(VENV) .venv-smoke var .env build *.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis .schemathesis benchmarks/results
 	find . -name __pycache__ -type d -prune -not -path './node_modules/*' -exec rm -rf {} +
 
 # The official MCP conformance suite against a live tool server (installs Node 22 if needed).

@@ -7,6 +7,7 @@ images and the schema fetch, nothing from elsewhere.
 """
 
 from collections.abc import Callable
+from typing import Any
 
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 from csp.decorators import csp_replace
@@ -23,6 +24,6 @@ REFERENCE_CSP = {
 }
 
 
-def api_reference_view(*, schema_url_name: str, title: str) -> Callable:
+def api_reference_view(*, schema_url_name: str, title: str) -> Callable[..., Any]:
     view = SpectacularSwaggerSplitView.as_view(url_name=schema_url_name, title=title)
     return csp_replace(REFERENCE_CSP)(view)

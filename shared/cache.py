@@ -61,10 +61,11 @@ class _ClientPerPool(RedisCacheClient):
         self._clients: dict[int, Any] = {}
 
     def get_client(self, key: Any = None, *, write: bool = False) -> Any:
-        pool = self._get_connection_pool(write)
+        # Django's RedisCacheClient members, which the stubs do not declare.
+        pool = self._get_connection_pool(write)  # type: ignore[attr-defined]
         client = self._clients.get(id(pool))
         if client is None:
-            client = self._clients[id(pool)] = self._client(connection_pool=pool)
+            client = self._clients[id(pool)] = self._client(connection_pool=pool)  # type: ignore[attr-defined]
         return client
 
 
@@ -87,11 +88,13 @@ class ProcessRedisCache(RedisCache):
 
     @cached_property
     def _cache(self) -> RedisCacheClient:
-        key = repr((self._servers, sorted(self._options.items())))
+        # RedisCache's members, which the stubs do not declare.
+        servers, options = self._servers, self._options  # type: ignore[attr-defined]
+        key = repr((servers, sorted(options.items())))
         with self._clients_lock:
             client = self._clients.get(key)
             if client is None:
-                client = self._clients[key] = self._class(self._servers, **self._options)
+                client = self._clients[key] = self._class(servers, **options)
         return client
 
 
@@ -189,7 +192,7 @@ def _generation_start() -> int:
 def generation(key: str, *, alias: str = "default") -> int | None:
     backend = caches[alias]
     try:
-        value = backend.get(key)
+        value: int | None = backend.get(key)
         if value is None:
             backend.add(key, _generation_start(), None)
             value = backend.get(key)

@@ -17,7 +17,8 @@ from django.views.decorators.http import require_safe
 
 logger = logging.getLogger(__name__)
 
-Check = Callable[[], None]
+# A check passes by returning (what it returns is not read) and fails by raising.
+Check = Callable[[], object]
 
 
 def database_check() -> None:
@@ -39,7 +40,7 @@ def liveness(request: HttpRequest) -> JsonResponse:
 
 
 def readiness_view(
-    checks: dict[str, Check], reports: dict[str, Callable[[], dict]] | None = None
+    checks: dict[str, Check], reports: dict[str, Callable[[], object]] | None = None
 ) -> Callable[[HttpRequest], JsonResponse]:
     """`checks` decide readiness; `reports` describe other parts (a background worker, say)
     that the web process can serve without, so they show in the body but do not fail it."""
@@ -47,7 +48,7 @@ def readiness_view(
     @never_cache
     @require_safe
     def readiness(request: HttpRequest) -> JsonResponse:
-        results = {}
+        results: dict[str, dict[str, object]] = {}
         for name, check in checks.items():
             started = time.perf_counter()
             try:
@@ -59,7 +60,7 @@ def readiness_view(
                 results[name] = {"ok": True}
             results[name]["ms"] = round((time.perf_counter() - started) * 1000, 1)
         ready = all(result["ok"] for result in results.values())
-        body = {"status": "ok" if ready else "unavailable", "checks": results}
+        body: dict[str, object] = {"status": "ok" if ready else "unavailable", "checks": results}
         for name, report in (reports or {}).items():
             try:
                 body[name] = report()

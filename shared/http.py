@@ -76,7 +76,9 @@ class BodyTooLargeMiddleware:
         except ValueError:
             length = 0
         if limit is not None and length > limit:
-            return import_string(settings.PAYLOAD_TOO_LARGE_RESPONSE)(request)
+            too_large: Callable[[HttpRequest], HttpResponse]
+            too_large = import_string(settings.PAYLOAD_TOO_LARGE_RESPONSE)
+            return too_large(request)
         return self.get_response(request)
 
 

@@ -22,7 +22,7 @@ from django.db import DatabaseError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.utils.cache import add_never_cache_headers
 from django.utils.module_loading import import_string
-from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from shared.http import client_ip
@@ -72,7 +72,7 @@ def request_observe(*, method: str, route: str, status: int, seconds: float) -> 
 class _ThisProcess:
     """The default registry of this process, for scrapes outside multi-process mode."""
 
-    def collect(self) -> Iterable:
+    def collect(self) -> Iterable[Metric]:
         return REGISTRY.collect()
 
 
@@ -83,7 +83,7 @@ class _FromDatabase:
     def __init__(self, collector: Any) -> None:
         self.collector = collector
 
-    def collect(self) -> Iterable:
+    def collect(self) -> Iterable[Metric]:
         try:
             # Read it all before yielding anything: no half-reported collector.
             return list(self.collector.collect())

@@ -55,10 +55,11 @@ def is_pool_exhausted(exc: BaseException | None) -> bool:
         if isinstance(exc, TooManyRequests):
             return True
         if isinstance(exc, PoolTimeout):
-            pool = connections[DEFAULT_DB_ALIAS].pool
+            # The PostgreSQL backend's pool, which the stubs' base wrapper does not declare.
+            pool = getattr(connections[DEFAULT_DB_ALIAS], "pool", None)
             if pool is None:
                 return False
-            return pool.get_stats().get("pool_size", 0) >= pool.max_size
+            return bool(pool.get_stats().get("pool_size", 0) >= pool.max_size)
         exc = exc.__cause__
     return False
 
@@ -90,7 +91,7 @@ def restart_pool() -> None:
         return
     # Another thread may replace it at the same moment.
     with contextlib.suppress(KeyError):
-        connection.close_pool()
+        connection.close_pool()  # type: ignore[attr-defined]  # PostgreSQL's wrapper only
 
 
 def _log_busy() -> None:

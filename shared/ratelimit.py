@@ -22,8 +22,9 @@ import time
 import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import F
 from django.http import HttpRequest, HttpResponseBase
 from django_ratelimit.core import get_usage
@@ -31,6 +32,9 @@ from redis.exceptions import RedisError
 
 from shared.env import Rate
 from shared.metrics import RATE_LIMIT_DATABASE_COUNTED, RATE_LIMIT_REJECTIONS, RATE_LIMIT_UNCOUNTED
+
+if TYPE_CHECKING:
+    from shared.limits.models import Counter
 
 logger = logging.getLogger(__name__)
 
@@ -189,7 +193,7 @@ def _cache_count(
     return usage["count"], max(1, int(usage["time_left"]))
 
 
-def _database_counters():
+def _database_counters() -> "models.Manager[Counter]":
     # Imported here: this module is imported while settings load (ASGI front), before apps are.
     from shared.limits.models import Counter
 
@@ -210,7 +214,7 @@ def _database_count(digest: str, window_end: float, cost: int) -> int:
             counters.filter(key=digest).update(hits=F("hits") + cost)
             counter.refresh_from_db(fields=["hits"])
         counters.filter(expires_at__lt=now).delete()
-    return counter.hits
+    return int(counter.hits)
 
 
 def _database_read(digest: str) -> int:

@@ -10,6 +10,7 @@ lets the admin load its own CSS, JS and images from /static/ on the same origin 
 import math
 from collections.abc import Callable
 from functools import wraps
+from typing import Any
 
 from csp.middleware import CSPMiddleware, PolicyParts
 from django.conf import settings
@@ -34,14 +35,16 @@ class SurfaceCSPMiddleware(CSPMiddleware):
         return parts
 
 
-def login_attempts_limited(login_view: Callable[..., HttpResponseBase]) -> Callable:
+def login_attempts_limited(
+    login_view: Callable[..., HttpResponseBase],
+) -> Callable[..., HttpResponseBase]:
     """Wrap the admin's login view: at most ADMIN_LOGIN_RATE_LIMIT attempts (POSTs) per client
     address and username, and ADMIN_LOGIN_IP_RATE_LIMIT per client address over all usernames
     (each `calls/period`); then 429 with Retry-After. Showing the form (GET) is
     never limited. Counted on the shared cache, or in the database while it is unreachable."""
 
     @wraps(login_view)
-    def login(request: HttpRequest, *args, **kwargs) -> HttpResponseBase:
+    def login(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if request.method == "POST":
             retry_after = _login_retry_after(request)
             if retry_after:

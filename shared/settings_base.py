@@ -68,7 +68,7 @@ def database(*, db_env: str, sqlite_name: str) -> dict[str, Any]:
     """The database from `db_env` (a URL), or an embedded SQLite file for the quick start."""
     url = env_str(db_env)
     if url:
-        config = dj_database_url.parse(url, conn_max_age=0)
+        config: dict[str, Any] = dict(dj_database_url.parse(url, conn_max_age=0))
         config["CONN_HEALTH_CHECKS"] = True
         # A database that does not answer fails a request in seconds (503), not a TCP timeout.
         if config["ENGINE"].endswith("postgresql"):

@@ -1,14 +1,15 @@
-"""Fixtures every test suite uses: a clean cache per test and an HTTP client on the live server.
+"""Fixtures every test suite uses: a clean cache per test, each xdist worker's own Redis
+database, quick password hashing; and helpers that start the services as deployed (gunicorn).
 
-Tests talk to the running application over real HTTP (pytest-django's `live_server`), with the
-project's real database (SQLite or PostgreSQL, per the run) and cache (local or Redis).
+Tests talk to the application through real HTTP requests (tests/support/inprocess.py, or a
+server the test starts), with the project's real database (SQLite or PostgreSQL, per the run)
+and cache (local or Redis).
 """
 
 import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,11 +24,19 @@ from django.conf import settings as django_settings
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.core.cache import caches
 from django.db.backends.postgresql.operations import DatabaseOperations as PostgresOperations
-from django.db.backends.signals import connection_created
 from django.test import override_settings
 
 import shared.ratelimit
-from tests.localserver import local_server  # noqa: F401 - a fixture for every suite
+
+# Fixtures of every suite (tests/support/): the application in-process (`http`,
+# `served_queries`), a loopback HTTP server (`local_server`), a mail relay (`smtp_sink`) and the
+# news service's MCP endpoint on uvicorn (`mcp_server`).
+pytest_plugins = [
+    "tests.support.inprocess",
+    "tests.support.localserver",
+    "tests.support.smtpsink",
+    "tests.support.mcp",
+]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # A developer's `.env` (written by `make run`) must not reach the servers the tests start.
@@ -107,53 +116,6 @@ def _clean_cache() -> Iterator[None]:
     for alias in django_settings.CACHES:
         caches[alias].clear()
     yield
-
-
-class ServedQueries(list):
-    """SQL the live server ran while a test talked to it. The server answers each request on a
-    new thread with its own connection, which a capture on the test's thread would not see."""
-
-    @contextmanager
-    def at_most(self, budget: int) -> Iterator[None]:
-        start = len(self)
-        yield
-        used = len(self) - start
-        # At least one query, or the count measured nothing.
-        assert 0 < used <= budget, f"{used} queries, budget {budget}: {self[start:]}"
-
-    @contextmanager
-    def none(self) -> Iterator[None]:
-        """No query at all; pair it with an `at_most` on the same path, which shows that the
-        capture sees that path's queries."""
-        start = len(self)
-        yield
-        assert len(self) == start, f"expected no query: {self[start:]}"
-
-
-@pytest.fixture
-def served_queries() -> Iterator[ServedQueries]:
-    queries = ServedQueries()
-    test_thread = threading.get_ident()
-
-    def record(execute, sql, params, many, context):
-        if threading.get_ident() != test_thread:
-            queries.append(sql)
-        return execute(sql, params, many, context)
-
-    def instrument(sender, connection, **kwargs) -> None:
-        # A wrapper object can connect more than once; count its queries once.
-        if record not in connection.execute_wrappers:
-            connection.execute_wrappers.append(record)
-
-    connection_created.connect(instrument)
-    yield queries
-    connection_created.disconnect(instrument)
-
-
-@pytest.fixture
-def http(live_server) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=live_server.url, timeout=30) as client:
-        yield client
 
 
 def free_port() -> int:

@@ -7,7 +7,7 @@ Two sets: the demo (labels.json), which the thresholds were tuned on, and a held
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from email.utils import format_datetime
@@ -109,7 +109,7 @@ def holdout_load(*, now: datetime, ingest: Callable[..., object]) -> dict[str, s
 
 
 def quality_measure(
-    *, labels: Mapping[str, str], continuations: set[tuple[str, str]] = frozenset()
+    *, labels: Mapping[str, str], continuations: Set[tuple[str, str]] = frozenset()
 ) -> Quality:
     """Compare the stories in the database with the labels (every labelled entry present)."""
     truth: dict[int, str] = {}

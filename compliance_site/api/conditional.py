@@ -8,7 +8,7 @@ A failed If-Match / If-Unmodified-Since is 412 in the API's error envelope.
 
 from datetime import datetime
 
-from django.http import HttpResponseBase
+from django.http import HttpResponse
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 from rest_framework.request import Request
@@ -17,8 +17,8 @@ from compliance_site.api.errors import error_response
 
 
 def conditional_response(
-    request: Request, response: HttpResponseBase, *, etag: str, last_modified: datetime
-) -> HttpResponseBase:
+    request: Request, response: HttpResponse, *, etag: str, last_modified: datetime
+) -> HttpResponse:
     response["ETag"] = etag
     response["Last-Modified"] = http_date(last_modified.timestamp())
     result = get_conditional_response(
@@ -27,6 +27,8 @@ def conditional_response(
         last_modified=int(last_modified.timestamp()),
         response=response,
     )
+    # Never None: with a response given, Django answers that one when no condition fails.
+    assert result is not None
     if result.status_code == 412:
         # Django answers an empty text/html 412; errors of this API are JSON envelopes.
         return error_response(

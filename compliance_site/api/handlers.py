@@ -27,7 +27,7 @@ def not_found(request: HttpRequest, exception: Exception) -> JsonResponse:
 def server_error(request: HttpRequest) -> JsonResponse:
     # Django calls this while the exception is being handled (WSGI: on the request's thread).
     exc = sys.exc_info()[1]
-    if is_database_outage(exc):
+    if exc is not None and is_database_outage(exc):
         log_outage(request, exc)
         return service_unavailable_response(exc)
     return error_response(500, "internal_error", "an unexpected error occurred")

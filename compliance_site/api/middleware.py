@@ -41,6 +41,7 @@ class ApiAccessMiddleware:
             rate=rate,
             policy=policy,
         )
+        response: HttpResponse
         if usage is not None and usage.exceeded:
             response = error_response(
                 429,

@@ -23,9 +23,10 @@ from compliance_site.api.serializers import MAX_INT
 from compliance_site.records.documents import JURISDICTIONS
 
 BEARER = "bearerAuth"
-KEY_REQUIRED = [{BEARER: []}]
+# Security requirement objects, which drf-spectacular takes though its hint says names.
+KEY_REQUIRED: list[Any] = [{BEARER: []}]
 # review_flags: no key needed, but a key that is presented must be valid (else 401).
-KEY_OPTIONAL = [{}, {BEARER: []}]
+KEY_OPTIONAL: list[Any] = [{}, {BEARER: []}]
 
 _ERROR_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
 _RATE_LIMIT_ERROR_REF = {"$ref": "#/components/schemas/RateLimitErrorEnvelope"}
@@ -213,7 +214,9 @@ def _shared_error(status: int) -> dict[str, Any]:
     return response
 
 
-def postprocess(result: dict[str, Any], generator, request, public) -> dict[str, Any]:
+def postprocess(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
     components = result.setdefault("components", {})
     components.setdefault("schemas", {}).update(_error_schemas())
     components.setdefault("securitySchemes", {})[BEARER] = {

@@ -4,7 +4,7 @@ The serializers also document the responses in the OpenAPI schema, so the schema
 """
 
 from datetime import UTC, datetime, timedelta, timezone
-from typing import Any
+from typing import Any, cast
 
 from rest_framework import serializers
 
@@ -81,7 +81,8 @@ class ChangeEventSerializer(serializers.Serializer):
     )
     committed_by = serializers.CharField(help_text="The commit author.")
     change_summary = serializers.CharField(help_text="The commit message.")
-    source = serializers.ChoiceField(choices=ChangeSource.values)
+    # A field named like the attribute DRF's Field keeps its source in.
+    source = serializers.ChoiceField(choices=ChangeSource.values)  # type: ignore[assignment]
     diff = KeyDiffSerializer()
 
 
@@ -121,8 +122,8 @@ class EsaProgramSerializer(serializers.Serializer):
     url = serializers.URLField()
 
 
-def esa_program_shape(version: ResourceVersion, state_name: str) -> dict:
-    payload = version.payload
+def esa_program_shape(version: ResourceVersion, state_name: str) -> dict[str, Any]:
+    payload = cast(dict[str, Any], version.payload)
     return {
         "state_abbreviation": version.resource_key,
         "state_name": state_name,

@@ -2,13 +2,15 @@
 OpenAPI documentation is in compliance_site/api/schema.py, and "no such state" versus "no such
 version" is decided by records.selectors.resource_read (the error handler renders it)."""
 
-from typing import Any
+from typing import Any, NoReturn, cast
 
+from django.http import HttpResponse
 from django.utils import timezone
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from compliance_site.api import schema
@@ -44,7 +46,9 @@ class HasApiKey(BasePermission):
 class KeyedView(APIView):
     permission_classes = [HasApiKey]
 
-    def permission_denied(self, request: Request, message: str | None = None, code=None):
+    def permission_denied(
+        self, request: Request, message: str | None = None, code: str | None = None
+    ) -> NoReturn:
         raise NotAuthenticated(HasApiKey.message)
 
     def get_authenticate_header(self, request: Request) -> str:
@@ -52,24 +56,25 @@ class KeyedView(APIView):
         return 'Bearer realm="compliance"'
 
 
-def _envelope(data: Any, **meta: Any) -> dict:
+def _envelope(data: Any, **meta: Any) -> dict[str, Any]:
     return {"data": data, "meta": {"api_version": shapes.API_VERSION, **meta}}
 
 
-def _params(serializer_class, request: Request) -> dict:
+def _params(serializer_class: type[Serializer[Any]], request: Request) -> dict[str, Any]:
     params = serializer_class(data=request.query_params)
     if not params.is_valid():
         raise InvalidParameter(_first_error(params.errors))
-    return params.validated_data
+    validated: dict[str, Any] = params.validated_data
+    return validated
 
 
-def _first_error(errors: dict) -> str:
+def _first_error(errors: dict[str, Any]) -> str:
     field, messages = next(iter(errors.items()))
     message = messages[0] if isinstance(messages, list) else str(messages)
     return str(message) if field == "non_field_errors" else f"{field}: {message}"
 
 
-def _state_response(request: Request, version: ResourceVersion, cache_control: str) -> Response:
+def _state_response(request: Request, version: ResourceVersion, cache_control: str) -> HttpResponse:
     response = Response(_envelope(version.payload, **shapes.version_meta(version)))
     response["Cache-Control"] = cache_control
     response["Vary"] = "Authorization"
@@ -90,7 +95,7 @@ class MetaView(KeyedView):
 
 class StateView(KeyedView):
     @schema.STATE
-    def get(self, request: Request, abbr: str) -> Response:
+    def get(self, request: Request, abbr: str) -> HttpResponse:
         key = selectors.jurisdiction_key(abbr)
         params = _params(shapes.StateReadParams, request)
         version = selectors.resource_read(
@@ -118,7 +123,7 @@ class StateVersionListView(KeyedView):
 
 class StateVersionView(KeyedView):
     @schema.STATE_VERSION
-    def get(self, request: Request, abbr: str, number: str) -> Response:
+    def get(self, request: Request, abbr: str, number: str) -> HttpResponse:
         key = selectors.jurisdiction_key(abbr)
         if not number.isascii() or not number.isdigit():
             raise InvalidParameter("the version must be a positive integer")
@@ -149,7 +154,7 @@ class EsaProgramView(KeyedView):
         program = selectors.resource_live(resource_type=ResourceType.ESA_PROGRAM, key=key)
         if program is None or program.payload is None:
             raise NotFound(f"{key} has no ESA program", code="esa_program_not_found")
-        data = shapes.esa_program_shape(program, state.payload["name"])
+        data = shapes.esa_program_shape(program, cast(dict[str, Any], state.payload)["name"])
         return Response(_envelope(data, **shapes.version_meta(program)))
 
 
@@ -161,7 +166,7 @@ class CitationView(KeyedView):
         record = {
             "state_abbreviation": key,
             "state_name": selectors.state_names([key]).get(key, ""),
-            "source_urls": citation.payload["source_urls"],
+            "source_urls": cast(dict[str, Any], citation.payload)["source_urls"],
             "recent_snapshots": recent_snapshots(state_abbreviation=key),
         }
         data = shapes.CitationSerializer(record).data

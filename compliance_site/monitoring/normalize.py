@@ -233,7 +233,8 @@ def _visible_text(html: str, block: str = " ") -> str:
     )
     # Bytes with the encoding fixed, so that an XML declaration naming another encoding cannot
     # make libxml2 refuse or re-decode the text.
-    return etree.fromstring(html.encode("utf-8", errors="replace"), parser)
+    text: str = etree.fromstring(html.encode("utf-8", errors="replace"), parser)
+    return text
 
 
 def _media_type(body: bytes, content_type: str | None) -> tuple[str, str | None]:

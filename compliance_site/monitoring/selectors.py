@@ -1,7 +1,7 @@
 """Reads for the review-flag report and citation records."""
 
 from datetime import date, datetime
-from typing import Any
+from typing import Any, cast
 
 from django.db.models import F, Window
 from django.db.models.functions import RowNumber
@@ -29,8 +29,8 @@ def months_before(day: date, months: int) -> date:
 
 
 def review_report(*, now: datetime) -> dict[str, Any]:
-    states = {
-        resource_key: payload
+    states: dict[str, dict[str, Any]] = {
+        resource_key: cast(dict[str, Any], payload)
         for resource_key, payload in live_resources(resource_type=ResourceType.STATE).values_list(
             "resource_key", "current__payload"
         )

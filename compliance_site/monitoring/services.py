@@ -13,6 +13,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import transaction
@@ -74,7 +75,7 @@ class MonitorReport:
     failed: int = 0
     backed_off: int = 0
     changed: list[str] = field(default_factory=list)
-    errors: Counter = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
     # "<state> <url>: <reason>" for each source that failed in this run.
     failures: list[str] = field(default_factory=list)
 
@@ -84,7 +85,8 @@ def monitored_sources() -> list[tuple[str, str, str]]:
     (state, url) once."""
     seen: dict[tuple[str, str], str] = {}
     for resource in live_resources(resource_type=ResourceType.CITATION):
-        for source in resource.current.payload["source_urls"]:
+        payload = cast(dict[str, Any], resource.current.payload)
+        for source in payload["source_urls"]:
             seen.setdefault((resource.resource_key, source["url"]), source["name"])
     return [(state, name, url) for (state, url), name in seen.items()]
 
@@ -231,7 +233,7 @@ def backoff_delay(consecutive_failures: int) -> timedelta | None:
     if consecutive_failures < BACKOFF_AFTER_FAILURES:
         return None
     doublings = min(consecutive_failures - BACKOFF_AFTER_FAILURES, 8)
-    return min(BACKOFF_FIRST * 2**doublings, BACKOFF_LONGEST)
+    return min(BACKOFF_FIRST * (1 << doublings), BACKOFF_LONGEST)
 
 
 def source_status_record(*, source: MonitoredSource, outcome: FetchOutcome) -> None:

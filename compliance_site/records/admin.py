@@ -1,4 +1,6 @@
 from django.contrib import admin
+from django.db.models import Model
+from django.http import HttpRequest
 
 from compliance_site.records.models import ReindexProblem, ReindexRun, ResourceVersion
 
@@ -6,13 +8,13 @@ from compliance_site.records.models import ReindexProblem, ReindexRun, ResourceV
 class ReadOnlyAdmin(admin.ModelAdmin):
     """Published data is written only by reindex; admin shows it and changes nothing."""
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 

@@ -99,7 +99,7 @@ def sync_token_decode(token: str) -> int:
     return sequence
 
 
-def _unsign(token: str, salt: str) -> dict:
+def _unsign(token: str, salt: str) -> dict[str, Any]:
     if len(token) > MAX_TOKEN_LENGTH:
         raise InvalidToken("the token is too long to be one of ours")
     try:

@@ -1,6 +1,7 @@
 """Reads of published records."""
 
 from datetime import date
+from typing import Any
 
 from django.db.models import Max, OuterRef, QuerySet, Subquery
 
@@ -79,6 +80,7 @@ def resource_read(
         raise UnknownState(f"no published record for {key}")
     if version is not None:
         raise UnknownVersion(f"{key} has no version {str(version)[:20]}")
+    assert day is not None  # pinned, and not by version
     raise UnknownVersion(f"{key} had no published version on {day.isoformat()}")
 
 
@@ -145,7 +147,7 @@ def state_names(keys: list[str] | None = None) -> dict[str, str]:
     return dict(states.values_list("resource_key", "current__payload__name"))
 
 
-def dataset_metadata() -> dict:
+def dataset_metadata() -> dict[str, Any]:
     summary = ResourceVersion.objects.aggregate(latest=Max("published_at"))
     return {
         "state_count": Resource.objects.filter(resource_type=ResourceType.STATE).count(),

@@ -1,5 +1,6 @@
 """The /api/v1 envelopes: `{data, meta}` for one item, `{data, pagination, meta}` for a page."""
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import QuerySet
@@ -31,7 +32,7 @@ class PageNumberEnvelope(BasePagination):
         self.has_more = False
 
     def paginate_queryset(
-        self, queryset: QuerySet, request: Request, view: Any = None
+        self, queryset: QuerySet[Any] | Sequence[Any], request: Request, view: Any = None
     ) -> list[Any]:
         start = (self.page - 1) * self.per_page
         rows = list(queryset[start : start + self.per_page + 1])

@@ -87,7 +87,7 @@ class GuideItem(TypedDict):
 
 def entry_item(entry: Entry, *, base_url: str, site_name: str) -> EntryItem:
     return {
-        **entry_card(entry),
+        **entry_card(entry),  # type: ignore[typeddict-item]  # its keys: agents/documents.py
         "summary": entry.swedish_summary,
         "credit": credit(entry, site_name=site_name),
         "markdown_url": f"{base_url}/entries/{entry.pk}.md",

@@ -10,7 +10,7 @@ import inspect
 import json
 import logging
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -42,7 +42,7 @@ BASE_URL_SCOPE_KEY = "news_site.base_url"
 Limit = Annotated[int, Field(ge=1, le=50, description="How many items, 1 to 50.")]
 Id = Annotated[int, Field(ge=1, le=MAX_ID)]
 PageType = Literal["product_hub", "family_hub", "generation_hub", "rumor"]
-assert set(PageType.__args__) == set(GuidePageType.values)
+assert set(get_args(PageType)) == set(GuidePageType.values)
 
 
 def _no_nul(value: str) -> str:
@@ -103,7 +103,8 @@ async def _read(fn: Callable[[], T]) -> T:
 
 
 def _base_url(ctx: Context) -> str:
-    return ctx.request_context.request.scope[BASE_URL_SCOPE_KEY]
+    # Set on every call over HTTP, the only transport served.
+    return ctx.request_context.request.scope[BASE_URL_SCOPE_KEY]  # type: ignore[union-attr]
 
 
 # Repeated calls within NEWS_RESPONSE_CACHE_SECONDS get this process's earlier answer.

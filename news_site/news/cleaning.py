@@ -38,7 +38,8 @@ def clean_text(value: object, *, max_length: int | None = None) -> str:
 def clean_int(value: object, *, low: int = 0, high: int = 2_147_483_647) -> int | None:
     """A finite number within [low, high] as an int, or None (NaN, Infinity, 1e400, junk)."""
     try:
-        number = float(value) if not isinstance(value, int) else value
+        # Whatever a feed sent: what float() refuses is caught below.
+        number = float(value) if not isinstance(value, int) else value  # type: ignore[arg-type]
     except (TypeError, ValueError, OverflowError):
         return None
     if isinstance(number, float) and not math.isfinite(number):

@@ -330,4 +330,4 @@ def threads_in_use() -> tuple[int, int]:
 
 def texts_embed(texts: list[str]) -> "np.ndarray":
     """One L2-normalised float32 row per text. Call only when embeddings_available()."""
-    return on_model_thread(_model().encode, texts)
+    return on_model_thread(_model().encode, texts)  # type: ignore[union-attr]  # see above

@@ -112,7 +112,7 @@ class VectorIndex:
                 late.append(_quantized(values))
             self._watermark = updated_at
         if loaded:
-            self._add(ids[:loaded], block[:loaded], scales[:loaded])
+            self._add(ids[:loaded], block[:loaded], scales[:loaded])  # type: ignore[index]
         if late:
             late_rows, late_scales = zip(*late, strict=True)
             self._add(

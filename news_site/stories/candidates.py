@@ -149,8 +149,8 @@ class CandidateIndex:
                 # `rows` is sorted: where each of the entity's rows would sit in it, and
                 # whether it is there (np.isin sorts both sides on every call).
                 posting = self._posting(entity)
-                at = np.minimum(np.searchsorted(rows, posting), len(rows) - 1)
-                shared[at[rows[at] == posting]] += self._entity_weight(entity)
+                where = np.minimum(np.searchsorted(rows, posting), len(rows) - 1)
+                shared[where[rows[where] == posting]] += self._entity_weight(entity)
         mine = sum(self._entity_weight(e) for e in entities)
         overlap = shared / (mine + self._entity_total[rows] - shared)
         estimate = text_weight * text + entity_weight * overlap

@@ -9,7 +9,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from tests.browser.conftest import FETCH_SECONDS
-from tests.localserver import LocalServer
+from tests.support.localserver import LocalServer
 
 FEED = """<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0"><channel>

@@ -26,7 +26,9 @@ def _stack_environment(stack: Stack) -> dict[str, str]:
     return dict(item.decode().split("=", 1) for item in raw.split(b"\0") if b"=" in item)
 
 
-def _news_command(stack: Stack, *args: str) -> subprocess.CompletedProcess:
+def _news_command(
+    stack: Stack, *args: str, extra_env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
     started = _stack_environment(stack)
     env = {
         key: value
@@ -38,6 +40,7 @@ def _news_command(stack: Stack, *args: str) -> subprocess.CompletedProcess:
         REDIS_URL=started["RUN_PROD_REDIS_URL"],
         ENV_FILE="",
     )
+    env.update(extra_env or {})
     return subprocess.run(
         [sys.executable, "-m", "news_site", *args],
         cwd=REPO_ROOT,
@@ -61,12 +64,14 @@ def test_an_editor_adds_a_feed_on_the_deployed_stack(
     stack = prod_stack
     with httpx.Client(verify=False, timeout=10) as client:  # noqa: S501 - self-signed
         wait_ready(stack, client)
+    # The operator's own command for a staff account (docs/editors.md).
     made = _news_command(
         stack,
-        "shell",
-        "-c",
-        "from django.contrib.auth import get_user_model as m; "
-        f"m().objects.create_superuser('redaktor', 'r@example.com', {PASSWORD!r})",
+        "createsuperuser",
+        "--noinput",
+        "--username=redaktor",
+        "--email=r@example.com",
+        extra_env={"DJANGO_SUPERUSER_PASSWORD": PASSWORD},
     )
     assert made.returncode == 0, made.stderr
     context = browser.new_context(ignore_https_errors=True)

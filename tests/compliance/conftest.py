@@ -1,5 +1,5 @@
 """Fixtures of the compliance suite: data repositories built with GitPython, API keys, and
-clients of the application in the test's own process (tests/news/inprocess.py), one with a key.
+clients of the application in the test's own process (tests/support/inprocess.py), one with a key.
 
 Tests of the server itself (gunicorn workers, nginx, outages) start their own; see
 docs/testing.md."""
@@ -10,11 +10,10 @@ from typing import Any
 import httpx
 import pytest
 
-from compliance_site.access.keys import api_key_create
 from compliance_site.records.reindex import ReindexReport, reindex
 from tests.compliance.builders import DataRepo
-from tests.conftest import ServedQueries
-from tests.news.inprocess import BASE_URL, DjangoTransport, http, served_queries  # noqa: F401
+from tests.support.compliance_factories import ApiKeyFactory
+from tests.support.inprocess import BASE_URL, DjangoTransport, ServedQueries
 
 API = BASE_URL + "/api/v1/compliance"
 
@@ -36,12 +35,11 @@ def run_reindex(data_repo):
 
 @pytest.fixture
 def api_key(db) -> str:
-    _key, raw = api_key_create(name="integration tests", rate_limit_per_minute=1000)
-    return raw
+    return ApiKeyFactory(name="integration tests", rate_limit_per_minute=1000).raw_key
 
 
 @pytest.fixture
-def api(db, served_queries: ServedQueries, api_key: str) -> Iterator[httpx.Client]:  # noqa: F811
+def api(db, served_queries: ServedQueries, api_key: str) -> Iterator[httpx.Client]:
     """A client of the compliance API that sends a valid API key."""
     headers = {"Authorization": f"Bearer {api_key}"}
     transport = DjangoTransport(served_queries)
@@ -50,7 +48,7 @@ def api(db, served_queries: ServedQueries, api_key: str) -> Iterator[httpx.Clien
 
 
 @pytest.fixture
-def anonymous(db, served_queries: ServedQueries) -> Iterator[httpx.Client]:  # noqa: F811
+def anonymous(db, served_queries: ServedQueries) -> Iterator[httpx.Client]:
     transport = DjangoTransport(served_queries)
     with httpx.Client(transport=transport, base_url=API, timeout=30) as client:
         yield client

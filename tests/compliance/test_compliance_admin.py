@@ -1,23 +1,23 @@
 """Django admin for API keys, review flags and read-only versions, driven over HTTP in-process
-(tests/news/inprocess.py)."""
+(tests/support/inprocess.py)."""
 
 import re
 
 import httpx
 import pytest
-from django.contrib.auth import get_user_model
 
 from compliance_site.access.keys import api_key_create
 from compliance_site.access.models import ApiKey
 from compliance_site.monitoring.models import ReviewFlag
-from tests.news.inprocess import BASE_URL, DjangoTransport
+from tests.support.inprocess import BASE_URL, DjangoTransport
+from tests.support.shared_factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def editor(db, served_queries):
-    get_user_model().objects.create_superuser("editor", "editor@example.org", "correct horse")
+    UserFactory(username="editor", password="correct horse", superuser=True)
     transport = DjangoTransport(served_queries)
     client = httpx.Client(transport=transport, base_url=BASE_URL, timeout=30, follow_redirects=True)
     login = client.get("/admin/login/")

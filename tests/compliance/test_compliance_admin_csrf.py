@@ -3,15 +3,15 @@ service, that says what happened, instead of Django's bare CSRF page."""
 
 import httpx
 import pytest
-from django.contrib.auth import get_user_model
 
-from tests.news.inprocess import BASE_URL, DjangoTransport
+from tests.support.inprocess import BASE_URL, DjangoTransport
+from tests.support.shared_factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
 
 def test_a_stale_form_gets_a_page_in_the_admins_look(served_queries):
-    user = get_user_model().objects.create_superuser("ed", "ed@example.org", "pw-long-enough")
+    user = UserFactory(superuser=True)
     transport = DjangoTransport(served_queries)
     transport.client.force_login(user)
     with httpx.Client(transport=transport, base_url=BASE_URL) as client:

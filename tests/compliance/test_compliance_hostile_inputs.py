@@ -22,6 +22,7 @@ from compliance_site.monitoring.models import MonitoredSource, ReviewFlag, Sourc
 from compliance_site.monitoring.services import flag_raise
 from compliance_site.records.models import ReindexProblem, ResourceVersion
 from tests.compliance.builders import DataRepo, state_payload
+from tests.support.shared_factories import UserFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
@@ -386,7 +387,7 @@ def unused_port() -> int:
 
 
 def test_with_the_cache_unreachable_reindex_monitor_and_admin_still_work(
-    repo, local_server, settings, cache_down, client, django_user_model
+    repo, local_server, settings, cache_down, client
 ):
     flag_raise(state_abbreviation="TX", reason="Check it.")
     settings.FETCH_ALLOW_PRIVATE_NETWORKS = True
@@ -408,7 +409,7 @@ def test_with_the_cache_unreachable_reindex_monitor_and_admin_still_work(
     assert SourceSnapshot.objects.filter(successful=True).count() == 1
 
     flag = flag_raise(state_abbreviation="CA", reason="Another.")
-    admin = django_user_model.objects.create_superuser("admin", "a@example.org", "pw")
+    admin = UserFactory(username="admin", superuser=True)
     client.force_login(admin)
     response = client.post(
         "/admin/monitoring/reviewflag/",

@@ -1,30 +1,27 @@
 """Fixtures of the news tests: loopback HTTP servers standing in for sources and the model,
-and a few ways to make rows (plain ORM; the pipeline itself is exercised in tests/news/news)."""
+and the factories (tests/support/news_factories.py) as fixtures; the pipeline itself is
+exercised in tests/news/news."""
 
-import itertools
 import json
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.test import Client
-from django.utils import timezone
-from django.utils.text import slugify
 
-from news_site.news.models import Entry, Feed, SummaryState, Tag
-from news_site.news.text import canonical_url, sha256
-from tests.localserver import LocalServer
+from news_site.accounts.models import Account
+from news_site.news.models import Entry, Feed, Tag
+from tests.support.localserver import LocalServer
+from tests.support.news_factories import EntryFactory, FeedFactory, TagFactory, account_with_token
+from tests.support.shared_factories import UserFactory
 
 
 @pytest.fixture
 def editor_client(db) -> Client:
     """Django's test client signed in as an editor (staff with every permission)."""
-    user = get_user_model().objects.create_user(
-        "redaktor", password="x-long-password", is_staff=True, is_superuser=True
-    )
+    user = UserFactory(username="redaktor", superuser=True)
     client = Client()
     client.force_login(user)
     return client
@@ -105,45 +102,6 @@ def fake_model(server, settings) -> FakeModel:
     return FakeModel(server)
 
 
-_sequence = itertools.count(1)
-
-
-def _make_feed(**values) -> Feed:
-    n = next(_sequence)
-    defaults = {"title": f"Källa {n}", "url": f"https://source{n}.example/feed.xml"}
-    return Feed.objects.create(**{**defaults, **values})
-
-
-def _make_entry(feed: Feed, *, tags: list[Tag] = (), **values) -> Entry:
-    n = next(_sequence)
-    url = values.pop("url", f"https://{feed.pk}.example/articles/{n}")
-    published = values.pop("published_at", timezone.now() - timedelta(hours=n % 48))
-    defaults = {
-        "feed": feed,
-        "guid": url,
-        "guid_hash": sha256(f"{feed.pk}\n{url}"),
-        "url": url,
-        "canonical_url": canonical_url(url),
-        "canonical_url_hash": sha256(canonical_url(url)),
-        "title": f"Apple släpper nyhet {n}",
-        "language": "sv",
-        "published_at": published,
-        "listed_at": published or timezone.now(),
-        "content_fingerprint": sha256(url),
-        "summary_original": f"Sammanfattning {n}.",
-        "summary_translated": f"Sammanfattning {n}.",
-        "summary_state": SummaryState.TRANSLATED,
-        "platform_relevant": True,
-    }
-    entry = Entry.objects.create(**{**defaults, **values})
-    entry.tags.set(tags)
-    return entry
-
-
-def _make_tag(name: str) -> Tag:
-    return Tag.objects.create(name=name, slug=slugify(name))
-
-
 def _rss(
     items: list[dict], *, title: str = "Källan", ttl: int | None = None, extra: str = ""
 ) -> bytes:
@@ -171,17 +129,24 @@ def _rss(
 
 @pytest.fixture
 def make_feed() -> Callable[..., Feed]:
-    return _make_feed
+    return FeedFactory
 
 
 @pytest.fixture
 def make_entry() -> Callable[..., Entry]:
-    return _make_entry
+    """`make_entry(feed, tags=[...], **fields)`: an entry of `feed`."""
+    return lambda feed, **values: EntryFactory(feed=feed, **values)
 
 
 @pytest.fixture
 def make_tag() -> Callable[[str], Tag]:
-    return _make_tag
+    return lambda name: TagFactory(name=name)
+
+
+@pytest.fixture
+def make_account() -> Callable[[str], tuple[Account, dict[str, str]]]:
+    """An email account and the Authorization header of a fresh Bearer token for it."""
+    return account_with_token
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from news_site.news.feeds import feed_add
 from news_site.news.models import Entry, SummaryState, Tag
 from news_site.news.summarise import ChatModel
 from tests.news.conftest import FakeModel
-from tests.news.inprocess import http, served_queries  # noqa: F401 - surfaces in-process
 
 pytestmark = pytest.mark.django_db
 
@@ -63,7 +62,7 @@ def _assert_nowhere(client: httpx.Client, entry: Entry) -> None:
 
 
 def test_the_full_text_read_for_the_model_is_on_no_surface(
-    http,  # noqa: F811 - the in-process client imported above
+    http,
     server,
     private_fetching,
     fake_model,
@@ -95,7 +94,7 @@ def test_the_full_text_read_for_the_model_is_on_no_surface(
 
 
 def test_full_text_in_a_feeds_content_encoded_is_on_no_surface(
-    http,  # noqa: F811 - the in-process client imported above
+    http,
     server,
     private_fetching,
 ):
@@ -123,7 +122,7 @@ ARTICLE = (
 
 @pytest.mark.parametrize("echo_chars", [480, None], ids=["short-echo", "whole-article"])
 def test_a_model_that_echoes_the_article_is_refused_and_on_no_surface(
-    http,  # noqa: F811 - the in-process client imported above
+    http,
     server,
     private_fetching,
     fake_model,

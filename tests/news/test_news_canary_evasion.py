@@ -8,8 +8,8 @@ the entry, which keeps its offline cut. The tool server: tests/news/mcp/test_new
 import pytest
 
 from news_site.ingest.services import ingest_run
-from news_site.news.models import Entry, SummaryState, Tag
 from news_site.news.feeds import feed_add
+from news_site.news.models import Entry, SummaryState, Tag
 from news_site.news.summarise import ChatModel
 from tests.news.evasion import (
     ARTICLE,
@@ -21,7 +21,6 @@ from tests.news.evasion import (
     serve_evasive_model,
     surface_text,
 )
-from tests.news.inprocess import http, served_queries  # noqa: F401 - surfaces in-process
 from tests.news.test_news_canary import SURFACES
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +28,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.mark.parametrize("evasion", EVASIONS)
 def test_no_surface_shows_a_run_of_eight_article_words_whatever_the_model_tries(
-    http,  # noqa: F811 - the in-process client imported above
+    http,
     server,
     private_fetching,
     fake_model,

@@ -28,7 +28,6 @@ from hypothesis import strategies as st
 
 from news_site.news.models import Entry, Feed
 from news_site.podcasts.models import PodcastEpisode
-from tests.news.mcp.conftest import _mcp_uvicorn, mcp_server  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_backend]
 
@@ -437,7 +436,7 @@ def _assert_json_urls(value: object, key: str = "") -> None:
         assert _URI.match(value), (key, value)
 
 
-def test_mcp_tool_answers_are_safe(mcp_server, make_feed, make_entry):  # noqa: F811
+def test_mcp_tool_answers_are_safe(mcp_server, make_feed, make_entry):
     """The MCP tools' markdown and structured content, for rows as hostile as storage allows."""
     feed = make_feed(title="Evil <script>alert(1)</script> [x](javascript:alert(1))")
     entry = make_entry(

@@ -11,7 +11,6 @@ from django.core.management import call_command
 
 from news_site.news.models import Entry, GuidePageType, ProductGuide, Story
 from news_site.podcasts.models import PodcastEpisode
-from tests.news.mcp.conftest import _mcp_uvicorn, mcp_server  # noqa: F401 (fixtures)
 from tests.news.test_news_hostile_feeds import (
     _assert_json_urls,
     _assert_markdown_valid,
@@ -20,6 +19,7 @@ from tests.news.test_news_hostile_feeds import (
     _rss,
     _serve,
 )
+from tests.support.news_factories import GuideFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_backend]
 
@@ -113,11 +113,11 @@ def test_every_mcp_tool_answers_safely_after_hostile_feeds(
     server,
     private_fetching,
     capsys,
-    mcp_server,  # noqa: F811
+    mcp_server,
 ):
     call_command("add_feed", _serve(server, "/hostile.xml", _hostile_articles(server)))
     call_command("add_feed", _serve(server, "/podd.xml", _hostile_podcast(server)), "--podcast")
-    ProductGuide.objects.create(
+    GuideFactory(
         slug="iphone", title="iPhone", page_type=GuidePageType.PRODUCT_HUB, body="Om iPhone."
     )
     call_command("ingest")

@@ -10,11 +10,11 @@ from django.test import Client
 from django.utils import timezone
 
 from news_site.news.models import Entry, Story
-from news_site.podcasts.models import PodcastEpisode
 from news_site.stories.recount import story_refresh
 
 # The MCP tests' server: uvicorn with the ASGI app, in a thread sharing the test database.
-from tests.news.mcp.conftest import McpServer, _mcp_uvicorn, mcp_server  # noqa: F401
+from tests.support.mcp import McpServer
+from tests.support.news_factories import EpisodeFactory, StoryFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,8 +32,8 @@ def world(make_feed, make_entry, make_tag) -> dict:
     """Visible and hidden entries, stories and episodes, as ingest and clustering leave them."""
     iphone = make_tag("iPhone")
     feed, quiet = make_feed(title="MacRumors"), make_feed(title="Tyst källa", is_active=False)
-    shown = Story.objects.create(title="iPhone 18 presenteras", lead="Apple visar nya iPhone.")
-    emptied = Story.objects.create(title="Tom berättelse", lead="Ingen artikel kvar.")
+    shown = StoryFactory(title="iPhone 18 presenteras", lead="Apple visar nya iPhone.")
+    emptied = StoryFactory(title="Tom berättelse", lead="Ingen artikel kvar.")
     entries = {
         "relevant": make_entry(feed, tags=[iphone], title="iPhone 18 får ny kamera", story=shown),
         "relevant_untranslated": make_entry(
@@ -48,10 +48,10 @@ def world(make_feed, make_entry, make_tag) -> dict:
     # Counts as clustering keeps them; the emptied story lost its members.
     story_refresh(story=shown, now=timezone.now())
     episodes = {
-        "newest": PodcastEpisode.objects.create(
+        "newest": EpisodeFactory(
             episode_id="ep-2", title="Avsnitt 2", published_on=date(2026, 11, 1)
         ),
-        "older": PodcastEpisode.objects.create(
+        "older": EpisodeFactory(
             episode_id="ep-1",
             title="Avsnitt 1",
             published_on=date(2026, 10, 1),

@@ -1,6 +1,6 @@
 """The admin login checks both services share: a browser-like client of Django admin's login
 form, and the tests, which each service's test module runs by subclassing AdminLoginChecks.
-The client talks to the application in the test's own process (tests/news/inprocess.py): the
+The client talks to the application in the test's own process (tests/support/inprocess.py): the
 requests run through the whole middleware stack, CSRF checks on, inside the test's transaction."""
 
 import re
@@ -8,12 +8,11 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from django.contrib.auth import get_user_model
 
 from shared.limits.models import Counter
-from tests.conftest import ServedQueries
-from tests.news.inprocess import BASE_URL, DjangoTransport
 from tests.private_services import cache_on_stopped_redis
+from tests.support.inprocess import BASE_URL, DjangoTransport, ServedQueries
+from tests.support.shared_factories import UserFactory
 
 PASSWORD = "correct horse battery staple"
 
@@ -70,8 +69,8 @@ class AdminLoginChecks:
 
     @pytest.fixture
     def users(self) -> None:
-        get_user_model().objects.create_user("editor", password=PASSWORD, is_staff=True)
-        get_user_model().objects.create_user("reader", password=PASSWORD, is_staff=False)
+        UserFactory(username="editor", password=PASSWORD)
+        UserFactory(username="reader", password=PASSWORD, is_staff=False)
 
     def test_anonymous_requests_are_sent_to_the_login_form(self, browser):
         response = browser.client.get(self.admin_page)

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler
 import pytest
 
 from shared.fetch import FetchError, GuardedBackend, fetch, is_public_address
-from tests.localserver import LocalServer, Route
+from tests.support.localserver import LocalServer, Route
 
 
 @pytest.fixture

@@ -5,11 +5,11 @@ import re
 
 import httpx
 import pytest
-from django.contrib.auth import get_user_model
 
 from compliance_site.access.keys import api_key_create
 from compliance_site.access.models import ApiKey
-from tests.news.inprocess import BASE_URL, DjangoTransport
+from tests.support.inprocess import BASE_URL, DjangoTransport
+from tests.support.shared_factories import UserFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
@@ -41,7 +41,7 @@ def test_lowering_a_limit_mid_window_refuses_at_once(anonymous, one_window):
 
 @pytest.fixture
 def editor(served_queries) -> httpx.Client:
-    get_user_model().objects.create_superuser("keeper", "keeper@example.org", "correct horse")
+    UserFactory(username="keeper", password="correct horse", superuser=True)
     transport = DjangoTransport(served_queries)
     client = httpx.Client(transport=transport, base_url=BASE_URL, timeout=30)
     login = client.get("/admin/login/")

@@ -8,14 +8,13 @@ import httpx
 import pytest
 import redis
 from django.conf import settings as django_settings
-from django.utils import timezone
 
 from compliance_site.access.keys import api_key_create
-from compliance_site.monitoring.models import ReviewFlag
 from compliance_site.monitoring.services import flag_raise
 from tests.compliance.builders import state_payload
 from tests.compliance.windows import fresh_shared_window
 from tests.conftest import Gunicorn, database_url_for_subprocess, redis_url_or_skip
+from tests.support.compliance_factories import ReviewFlagFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -101,7 +100,7 @@ def test_the_review_report_is_one_shared_copy_that_a_new_flag_refreshes(
     assert flagged(first) == []  # computed by the first master and kept in Redis
     # A row written behind the services' back: the second master answers from the copy the
     # first one stored, which shows the cache is shared, not per process.
-    ReviewFlag.objects.create(state_abbreviation="TX", reason="Unseen.", created_at=timezone.now())
+    ReviewFlagFactory(state_abbreviation="TX", reason="Unseen.")
     assert flagged(second) == []
     # A flag raised through the service drops the shared copy: every process sees it at once.
     flag_raise(state_abbreviation="TX", reason="Editor asked for a check.")

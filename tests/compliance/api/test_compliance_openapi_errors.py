@@ -10,7 +10,7 @@ import schemathesis
 
 from compliance_site.access.keys import api_key_create
 from tests.compliance.builders import ESA, state_payload
-from tests.news.inprocess import wsgi_application
+from tests.support.inprocess import wsgi_application
 
 pytestmark = pytest.mark.django_db
 

@@ -5,8 +5,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from compliance_site.monitoring.models import SourceSnapshot
 from tests.compliance.builders import ESA, state_payload
+from tests.support.compliance_factories import SourceSnapshotFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -85,7 +85,7 @@ def test_a_removed_program_leaves_the_index(api, records, run_reindex):
 def test_citation_record_has_sources_and_the_five_latest_snapshots(api, records):
     now = timezone.now()
     for days in range(7):
-        SourceSnapshot.objects.create(
+        SourceSnapshotFactory(
             state_abbreviation="TX",
             url="https://law.example/tx",
             fetched_at=now - timedelta(days=days),

@@ -5,10 +5,11 @@ from datetime import date, timedelta
 import pytest
 from django.utils import timezone
 
-from compliance_site.monitoring.models import ReviewFlag, SourceSnapshot
+from compliance_site.monitoring.models import ReviewFlag
 from compliance_site.monitoring.selectors import months_before
 from compliance_site.monitoring.services import flag_raise
 from tests.compliance.builders import state_payload
+from tests.support.compliance_factories import ReviewFlagFactory, SourceSnapshotFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
@@ -35,7 +36,7 @@ def states(data_repo, run_reindex):
 
 def test_the_report_is_public_and_lists_flagged_and_stale_states(anonymous, states):
     flag_raise(state_abbreviation="TX", reason="First note.")
-    snapshot = SourceSnapshot.objects.create(
+    snapshot = SourceSnapshotFactory(
         state_abbreviation="TX",
         url="https://law.example/tx",
         fetched_at=timezone.now(),
@@ -82,7 +83,7 @@ def test_the_report_is_public_and_lists_flagged_and_stale_states(anonymous, stat
 
 def test_the_report_is_cached_for_five_minutes(anonymous, states):
     first = anonymous.get("/review_flags").json()
-    ReviewFlag.objects.create(
+    ReviewFlagFactory(
         state_abbreviation="OH",
         reason="Written behind the service's back.",
         created_at=timezone.now(),

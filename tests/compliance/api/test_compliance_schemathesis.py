@@ -9,7 +9,7 @@ It runs schemathesis' own engine, the one its CLI (`st run`) drives, in the test
 pytest integration (`schemathesis.pytest.from_fixture`) does not work with pytest 9, and the engine
 runs the coverage phase (undeclared methods, missing and boundary values), which plain
 `as_strategy()` does not. The requests go to the application through WSGI
-(tests/news/inprocess.py), inside the test's transaction: no server, no flush of the database.
+(tests/support/inprocess.py), inside the test's transaction: no server, no flush of the database.
 The limits are lifted so that a 429 hides nothing (they are tested in tests/compliance/access).
 """
 
@@ -30,7 +30,7 @@ from schemathesis.transport.wsgi import WSGI_TRANSPORT
 from compliance_site.access.keys import api_key_create
 from tests.compliance.api.schemathesis_hooks import map_case
 from tests.compliance.builders import ESA
-from tests.news.inprocess import wsgi_application
+from tests.support.inprocess import wsgi_application
 
 pytestmark = pytest.mark.django_db
 

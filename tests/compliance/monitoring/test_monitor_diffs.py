@@ -7,13 +7,13 @@ import re
 
 import httpx
 import pytest
-from django.contrib.auth import get_user_model
 
 from compliance_site.monitoring.diffs import SNAPSHOT_TEXT_MAX_CHARS, text_bounded
 from compliance_site.monitoring.models import ReviewFlag, SourceSnapshot
 from compliance_site.monitoring.services import monitor_sources
 from tests.compliance.builders import state_payload
-from tests.news.inprocess import BASE_URL, DjangoTransport
+from tests.support.inprocess import BASE_URL, DjangoTransport
+from tests.support.shared_factories import UserFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
@@ -80,7 +80,7 @@ def monitored(data_repo, run_reindex, local_server, settings):
 
 @pytest.fixture
 def reviewer(served_queries) -> httpx.Client:
-    get_user_model().objects.create_superuser("reviewer", "r@example.org", "correct horse")
+    UserFactory(username="reviewer", password="correct horse", superuser=True)
     client = httpx.Client(transport=DjangoTransport(served_queries), base_url=BASE_URL)
     login = client.get("/admin/login/")
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', login.text)[1]

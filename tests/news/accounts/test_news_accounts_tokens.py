@@ -6,6 +6,7 @@ import pytest
 from django.core.management import call_command
 
 from news_site.accounts.models import Account, ApiToken, Follow, Identity
+from tests.support.news_factories import FollowFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -65,7 +66,7 @@ def test_deleting_the_account_removes_it_with_tokens_follows_and_identities(
     http, make_account, make_feed
 ):
     account, auth = make_account()
-    Follow.objects.create(account=account, feed=make_feed())
+    FollowFactory(account=account, feed=make_feed())
 
     response = http.delete("/api/v1/auth/account", headers=auth)
 

@@ -3,29 +3,30 @@
 import pytest
 import yaml
 
-from news_site.news.models import GuidePageType, ProductGuide
+from news_site.news.models import GuidePageType
+from tests.support.news_factories import GuideFactory
 
-# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+# Each test in a rolled-back transaction: requests run in-process (tests/support/inprocess.py).
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def guides():
     return [
-        ProductGuide.objects.create(
+        GuideFactory(
             slug="iphone",
             title="iPhone",
             page_type=GuidePageType.PRODUCT_HUB,
             description="Allt om iPhone.",
             body="## Modeller\n\nText om iPhone.",
         ),
-        ProductGuide.objects.create(
+        GuideFactory(
             slug="iphone-18-rykten",
             title="iPhone 18: rykten",
             page_type=GuidePageType.RUMOR,
             body="Ryktena hittills.",
         ),
-        ProductGuide.objects.create(
+        GuideFactory(
             slug="gammal",
             title="Opublicerad",
             page_type=GuidePageType.PRODUCT_HUB,

@@ -5,7 +5,7 @@ import yaml
 
 from news_site.news.models import SummaryState
 
-# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+# Each test in a rolled-back transaction: requests run in-process (tests/support/inprocess.py).
 pytestmark = pytest.mark.django_db
 
 

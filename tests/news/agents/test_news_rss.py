@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 import feedparser
 import pytest
 
-# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+# Each test in a rolled-back transaction: requests run in-process (tests/support/inprocess.py).
 pytestmark = pytest.mark.django_db
 
 

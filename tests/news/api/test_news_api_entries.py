@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from news_site.news.models import Entry, EntryView
 
-# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+# Each test in a rolled-back transaction: requests run in-process (tests/support/inprocess.py).
 pytestmark = pytest.mark.django_db
 
 ENTRY_FIELDS = {

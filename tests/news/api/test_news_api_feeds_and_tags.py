@@ -3,8 +3,9 @@
 import pytest
 
 from news_site.accounts.models import Follow
+from tests.support.news_factories import FollowFactory
 
-# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+# Each test in a rolled-back transaction: requests run in-process (tests/support/inprocess.py).
 pytestmark = pytest.mark.django_db
 
 
@@ -45,7 +46,7 @@ def test_is_following_is_true_only_for_the_callers_own_follows(http, make_feed, 
     followed, other = make_feed(title="Alfa"), make_feed(title="Beta")
     anna, anna_auth = make_account("anna@example.se")
     _bo, bo_auth = make_account("bo@example.se")
-    Follow.objects.create(account=anna, feed=followed)
+    FollowFactory(account=anna, feed=followed)
 
     def following(headers):
         data = http.get("/api/v1/feeds", headers=headers).json()["data"]
@@ -101,7 +102,7 @@ def test_follows_runs_a_fixed_number_of_queries(
     account, auth = make_account()
     for _ in range(10):
         feed = make_feed()
-        Follow.objects.create(account=account, feed=feed)
+        FollowFactory(account=account, feed=feed)
         make_entry(feed)
 
     # The token's first request: the token (read twice, see the query-count tests), the

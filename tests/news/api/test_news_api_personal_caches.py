@@ -8,11 +8,12 @@ import pytest
 from django.core.cache import caches
 
 from news_site.accounts import services as accounts
-from news_site.accounts.models import ApiToken, Follow
+from news_site.accounts.models import ApiToken
 from news_site.news.feeds import feed_refresh
 from news_site.news.generation import CONTENT_GENERATION_KEY
 from news_site.news.models import Entry
 from tests.private_services import cache_on_stopped_redis
+from tests.support.news_factories import FollowFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -82,7 +83,7 @@ def test_is_following_is_each_callers_own_on_a_shared_page(http, make_account, m
     feed = make_feed(title="9to5Mac")
     anna, anna_auth = make_account("anna@example.se")
     _bo, bo_auth = make_account("bo@example.se")
-    Follow.objects.create(account=anna, feed=feed)
+    FollowFactory(account=anna, feed=feed)
 
     for_anna = http.get("/api/v1/feeds", headers=anna_auth).json()["data"]
     for_bo = http.get("/api/v1/feeds", headers=bo_auth).json()["data"]

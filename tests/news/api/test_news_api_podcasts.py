@@ -6,8 +6,9 @@ import pytest
 
 from news_site.podcasts.models import EpisodeTranscript, PodcastEpisode
 from news_site.podcasts.services import episode_transcripts_fetch
+from tests.support.news_factories import EpisodeFactory
 
-# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+# Each test in a rolled-back transaction: requests run in-process (tests/support/inprocess.py).
 pytestmark = pytest.mark.django_db
 
 EPISODE_FIELDS = {
@@ -24,9 +25,8 @@ EPISODE_FIELDS = {
 
 
 def _episode(episode_id: str, published_on: date, **values) -> PodcastEpisode:
-    return PodcastEpisode.objects.create(
+    return EpisodeFactory(
         episode_id=episode_id,
-        title=f"Avsnitt {episode_id}",
         description="Om veckans nyheter.",
         published_on=published_on,
         duration_seconds=1800,

@@ -19,10 +19,15 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from news_site.accounts.models import Follow
-from news_site.news.models import Story
-from news_site.podcasts.models import PodcastEpisode
-from tests.news.accounts.news_accounts_fixtures import account_with_token
-from tests.news.conftest import _make_entry, _make_feed, _make_tag
+from tests.support.news_factories import (
+    EntryFactory,
+    EpisodeFactory,
+    FeedFactory,
+    FollowFactory,
+    StoryFactory,
+    TagFactory,
+    account_with_token,
+)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
@@ -38,22 +43,24 @@ def world(django_db_setup, django_db_blocker) -> Iterator[dict]:
     its end: each test runs in a savepoint inside it (pytest-django's `db`), so what a test
     writes is gone before the next one."""
     with django_db_blocker.unblock(), transaction.atomic():
-        feeds = [_make_feed(title=f"Källa {n}", site_url=f"https://k{n}.example") for n in range(3)]
-        tags = [_make_tag(f"Ämne {n}") for n in range(4)]
-        older = Story.objects.create(title="Föregångare", slug="foregangare", entries_count=1)
-        story = Story.objects.create(
+        feeds = [
+            FeedFactory(title=f"Källa {n}", site_url=f"https://k{n}.example") for n in range(3)
+        ]
+        tags = [TagFactory(name=f"Ämne {n}") for n in range(4)]
+        older = StoryFactory(title="Föregångare", slug="foregangare", entries_count=1)
+        story = StoryFactory(
             title="iPhone 18", slug="iphone-18", entries_count=60, predecessor=older
         )
         for n in range(3):
-            Story.objects.create(title=f"Uppföljare {n}", slug=f"uppfoljare-{n}", predecessor=story)
-        small = Story.objects.create(title="Liten", slug="liten", entries_count=1)
+            StoryFactory(title=f"Uppföljare {n}", slug=f"uppfoljare-{n}", predecessor=story)
+        small = StoryFactory(title="Liten", slug="liten", entries_count=1)
         entries = [
-            _make_entry(feeds[n % 3], tags=[tags[n % 4], tags[(n + 1) % 4]], story=story)
+            EntryFactory(feed=feeds[n % 3], tags=[tags[n % 4], tags[(n + 1) % 4]], story=story)
             for n in range(59)
         ]
-        entries.append(_make_entry(feeds[0], tags=[tags[0]], story=small))
+        entries.append(EntryFactory(feed=feeds[0], tags=[tags[0]], story=small))
         for n in range(60):
-            PodcastEpisode.objects.create(
+            EpisodeFactory(
                 episode_id=f"ep-{n}", title=f"Avsnitt {n}", published_on=date(2026, 1, 1 + n % 28)
             )
         account, auth = account_with_token()
@@ -221,7 +228,7 @@ def test_followed_pages_hold_only_the_callers_sources(client, world, make_accoun
     path = "/api/v1/entries/follows?per_page=50"
     first = client.get(path, headers=world["auth"]).json()["data"]
     other, other_auth = make_account("bo@example.se")
-    Follow.objects.create(account=other, feed=world["feed"])
+    FollowFactory(account=other, feed=world["feed"])
     theirs = client.get(path, headers=other_auth).json()["data"]
     assert {item["feed"]["id"] for item in theirs} == {world["feed"].pk}
     assert len(theirs) == 21 and len(first) == 41
@@ -238,7 +245,7 @@ def test_callers_following_the_same_sources_share_the_page(client, world, make_a
     mine = client.get(path, headers=world["auth"]).json()["data"]
     other, other_auth = make_account("bo@example.se")
     for follow in Follow.objects.filter(account__email="anna@example.se"):
-        Follow.objects.create(account=other, feed=follow.feed)
+        FollowFactory(account=other, feed=follow.feed)
     client.get("/api/v1/entries?per_page=1", headers=other_auth)  # the token's first request
     # Only the caller's follows are read; the page is the one already rendered.
     assert queries(client, path, other_auth) == 1

@@ -1,14 +1,13 @@
 """The OpenAPI schema at /api/v1/schema, and schemathesis over every operation of it against
-the application in-process (tests/news/inprocess.py): no 500, and every response matches the
+the application in-process (tests/support/inprocess.py): no 500, and every response matches the
 schema. test_news_schemathesis.py runs it again against the deployed stack."""
 
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 
-from news_site.news.models import Story
-from news_site.podcasts.models import PodcastEpisode
-from tests.news.inprocess import wsgi_application
+from tests.support.inprocess import wsgi_application
+from tests.support.news_factories import EpisodeFactory, StoryFactory
 
 pytestmark = pytest.mark.every_backend
 
@@ -24,9 +23,9 @@ def api_schema(db, make_feed, make_entry, make_tag, settings):
     settings.NEWS_APPLE_JWKS_URL = settings.NEWS_GOOGLE_JWKS_URL = "http://127.0.0.1:9/keys"
     settings.NEWS_LOGIN_RATE_LIMIT = "1000000/10m"
     feed = make_feed()
-    story = Story.objects.create(title="Ny iPhone", slug="ny-iphone", entries_count=1)
+    story = StoryFactory(title="Ny iPhone", slug="ny-iphone", entries_count=1)
     make_entry(feed, tags=[make_tag("iPhone")], story=story)
-    PodcastEpisode.objects.create(episode_id="ep-1", title="Avsnitt 1")
+    EpisodeFactory(episode_id="ep-1", title="Avsnitt 1")
     return schemathesis.openapi.from_wsgi("/api/v1/schema?format=json", wsgi_application)
 
 

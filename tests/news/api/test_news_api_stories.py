@@ -6,8 +6,9 @@ import pytest
 from django.utils import timezone
 
 from news_site.news.models import Story, StoryStatus
+from tests.support.news_factories import StoryFactory
 
-# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+# Each test in a rolled-back transaction: requests run in-process (tests/support/inprocess.py).
 pytestmark = pytest.mark.django_db
 
 STORY_FIELDS = {
@@ -37,7 +38,7 @@ def _story(title: str, *, updated_hours_ago: int, status=StoryStatus.ACTIVE, **v
         "first_entry_published_at": now - timedelta(hours=30),
         "last_entry_published_at": now - timedelta(hours=updated_hours_ago),
     }
-    return Story.objects.create(**{**defaults, **values})
+    return StoryFactory(**{**defaults, **values})
 
 
 def test_stories_most_recently_updated_first_with_the_spec_fields(http):

@@ -16,9 +16,8 @@ from hypothesis import HealthCheck, given, settings
 
 from news_site.accounts.models import Provider
 from news_site.accounts.services import account_for_identity, token_issue
-from news_site.news.models import Story
-from news_site.podcasts.models import PodcastEpisode
 from tests.conftest import Gunicorn, news_served
+from tests.support.news_factories import EpisodeFactory, StoryFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -28,9 +27,9 @@ UNLIMITED = "1000000/m"
 @pytest.fixture
 def server(make_feed, make_entry, make_tag) -> Iterator[Gunicorn]:
     feed = make_feed()
-    story = Story.objects.create(title="Ny iPhone", slug="ny-iphone", entries_count=1)
+    story = StoryFactory(title="Ny iPhone", slug="ny-iphone", entries_count=1)
     make_entry(feed, tags=[make_tag("iPhone")], story=story)
-    PodcastEpisode.objects.create(episode_id="ep-1", title="Avsnitt 1")
+    EpisodeFactory(episode_id="ep-1", title="Avsnitt 1")
     with news_served(
         {
             "NEWS_EMBEDDING_MODEL": "off",

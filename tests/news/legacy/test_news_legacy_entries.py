@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+# Each test in a rolled-back transaction: requests run in-process (tests/support/inprocess.py).
 pytestmark = pytest.mark.django_db
 
 FIELDS = {"id", "title", "url", "image", "summary", "source", "source_id", "posted", "published_at"}

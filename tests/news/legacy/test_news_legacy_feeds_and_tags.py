@@ -4,7 +4,7 @@ import pytest
 
 from news_site.news.models import FeedKind
 
-# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+# Each test in a rolled-back transaction: requests run in-process (tests/support/inprocess.py).
 pytestmark = pytest.mark.django_db
 
 

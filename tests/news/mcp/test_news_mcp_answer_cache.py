@@ -6,7 +6,8 @@ import time
 from types import SimpleNamespace
 
 from news_site.mcp import answers
-from news_site.news.models import Entry, ProductGuide
+from news_site.news.models import Entry
+from tests.support.news_factories import GuideFactory
 
 
 def test_a_repeated_call_is_answered_without_reading_the_database(
@@ -37,7 +38,7 @@ def test_a_repeated_call_is_answered_without_reading_the_database(
 def test_an_error_is_not_kept(mcp_server, settings):
     settings.NEWS_RESPONSE_CACHE_SECONDS = 60
     assert mcp_server.call("get_product_guide", {"slug": "iphone-18"}).is_error is True
-    ProductGuide.objects.create(
+    GuideFactory(
         slug="iphone-18", title="iPhone 18", page_type="generation_hub", body="Om iPhone 18."
     )
     found = mcp_server.call("get_product_guide", {"slug": "iphone-18"})

@@ -8,9 +8,8 @@ import pytest
 import yaml
 from django.utils import timezone
 
-from news_site.news.models import ProductGuide, Story
-from news_site.podcasts.models import PodcastEpisode
 from news_site.stories.recount import story_refresh
+from tests.support.news_factories import EpisodeFactory, GuideFactory, StoryFactory
 
 pytestmark = pytest.mark.every_backend
 
@@ -19,7 +18,7 @@ pytestmark = pytest.mark.every_backend
 def news(make_feed, make_entry, make_tag):
     iphone, mac = make_tag("iPhone"), make_tag("Mac")
     macrumors, ninetofive = make_feed(title="MacRumors"), make_feed(title="9to5Mac")
-    story = Story.objects.create(title="iPhone 18 presenteras", lead="Apple visar nya iPhone.")
+    story = StoryFactory(title="iPhone 18 presenteras", lead="Apple visar nya iPhone.")
     entries = [
         make_entry(macrumors, tags=[iphone], title="iPhone 18 får ny kamera", story=story),
         make_entry(ninetofive, tags=[iphone, mac], title="Apple uppdaterar Mac", view_count=50),
@@ -161,7 +160,7 @@ def test_list_feeds_and_list_tags(mcp_server, news):
 
 def test_latest_stories_and_get_story(mcp_server, news, served_queries):
     story = news["story"]
-    Story.objects.create(title="Tom berättelse")  # no relevant entries: not listed
+    StoryFactory(title="Tom berättelse")  # no relevant entries: not listed
     stories = mcp_server.call("latest_stories").structured_content["stories"]
     assert [item["title"] for item in stories] == [story.title]
     with served_queries.at_most(3):
@@ -180,7 +179,7 @@ def test_latest_stories_and_get_story(mcp_server, news, served_queries):
 @pytest.fixture
 def episodes(transactional_db):
     return [
-        PodcastEpisode.objects.create(
+        EpisodeFactory(
             episode_id="ep-1",
             title="Avsnitt 1",
             description="Vi pratar om iPhone.",
@@ -189,9 +188,7 @@ def episodes(transactional_db):
             sources=[{"title": "Apple", "url": "https://apple.example/"}],
             audio_url="https://podd.example/1.mp3",
         ),
-        PodcastEpisode.objects.create(
-            episode_id="ep-2", title="Avsnitt 2", published_on=date(2026, 11, 1)
-        ),
+        EpisodeFactory(episode_id="ep-2", title="Avsnitt 2", published_on=date(2026, 11, 1)),
     ]
 
 
@@ -215,7 +212,7 @@ def guides(transactional_db):
         ("iphone-fold", "Vikbar iPhone", "rumor"),
     ]
     return [
-        ProductGuide.objects.create(slug=slug, title=title, page_type=kind, body=f"Om {title}.")
+        GuideFactory(slug=slug, title=title, page_type=kind, body=f"Om {title}.")
         for slug, title, kind in values
     ]
 

@@ -5,9 +5,10 @@ import re
 import pytest
 from django.conf import settings
 
-from news_site.news.models import GuidePageType, ProductGuide, SummaryState
+from news_site.news.models import GuidePageType, SummaryState
+from tests.support.news_factories import GuideFactory
 
-# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+# Each test in a rolled-back transaction: requests run in-process (tests/support/inprocess.py).
 pytestmark = pytest.mark.django_db
 
 
@@ -75,7 +76,7 @@ def test_an_edited_summary_is_kept_as_the_editors(editor, make_feed, make_entry)
 
 
 def test_a_guides_markdown_preview_renders_and_escapes_html(editor):
-    guide = ProductGuide.objects.create(
+    guide = GuideFactory(
         slug="iphone",
         title="iPhone",
         page_type=GuidePageType.PRODUCT_HUB,

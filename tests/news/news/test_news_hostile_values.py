@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 
 from news_site.news.models import Entry, Feed, SummaryState, Tag
 from tests.news.conftest import FakeModel
-from tests.news.mcp.conftest import _mcp_uvicorn, mcp_server  # noqa: F401 (fixtures)
 from tests.news.test_news_hostile_feeds import _assert_surfaces_valid
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_backend]
@@ -244,7 +243,7 @@ def test_model_text_is_stored_as_plain_text_without_overrides_or_controls(
     server,
     private_fetching,
     fake_model,
-    mcp_server,  # noqa: F811 - the tool server imported above
+    mcp_server,
 ):
     fields = dict.fromkeys(FIELDS, "x")
     answer = {

@@ -4,22 +4,21 @@ mail, once per pause, through the real ingest run against a source that keeps fa
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core import mail
 from django.core.management import call_command
 from django.utils import timezone
 
 from news_site.news.models import Feed
+from tests.support.shared_factories import UserFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 @pytest.fixture
 def editors():
-    users = get_user_model().objects
-    users.create_user("anna", email="anna@redaktion.example", password="x" * 16, is_staff=True)
-    users.create_user("bo", email="bo@redaktion.example", password="x" * 16, is_staff=True)
-    users.create_user("läsare", email="reader@example.com", password="x" * 16)
+    UserFactory(username="anna", email="anna@redaktion.example")
+    UserFactory(username="bo", email="bo@redaktion.example")
+    UserFactory(username="läsare", email="reader@example.com", is_staff=False)
 
 
 def _failing_for(server, make_feed, path: str, *, days: float) -> Feed:

@@ -9,14 +9,14 @@ from news_site.news.feeds import feed_refresh
 from news_site.news.models import FeedKind
 from news_site.podcasts.models import EpisodeTranscript, PodcastEpisode
 from news_site.podcasts.services import episode_transcripts_fetch
+from tests.support.news_factories import EpisodeFactory
 
 pytestmark = pytest.mark.django_db
 
 
 def _episode(episode_id: str, transcript_url: str) -> PodcastEpisode:
-    return PodcastEpisode.objects.create(
+    return EpisodeFactory(
         episode_id=episode_id,
-        title=f"Avsnitt {episode_id}",
         published_on=date(2026, 3, 1),
         transcript_url=transcript_url,
     )

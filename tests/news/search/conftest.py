@@ -2,8 +2,6 @@
 
 import pytest
 
-from tests.news.inprocess import http, served_queries  # noqa: F401 - endpoint tests in-process
-
 
 @pytest.fixture
 def keyword_only(settings):

@@ -5,7 +5,7 @@ from django.utils import timezone
 
 from news_site.search.services import entries_embed
 
-# Each test in a rolled-back transaction: requests run in-process (tests/news/inprocess.py).
+# Each test in a rolled-back transaction: requests run in-process (tests/support/inprocess.py).
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 

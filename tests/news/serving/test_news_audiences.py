@@ -5,7 +5,8 @@ import re
 from datetime import UTC, datetime
 
 import pytest
-from django.contrib.auth import get_user_model
+
+from tests.support.shared_factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -52,7 +53,7 @@ def test_admin_is_swedish_and_shows_times_in_stockholm_with_the_zone(
     feed = make_feed(title="Källan")
     # 12:00 UTC in January is 13:00 in Stockholm (CET).
     make_entry(feed, published_at=datetime(2026, 1, 15, 12, 0, tzinfo=UTC), title="Vinter")
-    user = get_user_model().objects.create_superuser("redaktor", "r@example.com", "x" * 12)
+    user = UserFactory(username="redaktor", email="r@example.com", superuser=True)
     client.force_login(user)
     index = client.get("/admin/").content.decode()
     for label in ("Flöden", "Artiklar", "Taggar", "Händelser", "Produktguider", "Poddavsnitt"):

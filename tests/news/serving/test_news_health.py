@@ -4,23 +4,14 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from django_tasks_db.models import DBTaskResult
+
+from tests.support.news_factories import IngestRunFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 def _finished_run(minutes_ago: int) -> None:
-    finished = timezone.now() - timedelta(minutes=minutes_ago)
-    DBTaskResult.objects.create(
-        task_path="news_site.ingest.tasks.ingest_task",
-        status="SUCCESSFUL",
-        enqueued_at=finished,
-        started_at=finished,
-        finished_at=finished,
-        args_kwargs={"args": [], "kwargs": {}},
-        queue_name="default",
-        backend_name="default",
-    )
+    IngestRunFactory(finished=timezone.now() - timedelta(minutes=minutes_ago))
 
 
 def test_liveness_answers_ok(http):

@@ -9,21 +9,17 @@ from django_tasks_db.models import DBTaskResult
 
 from news_site.news.models import FetchOutcome
 from tests.prometheus import sample, scrape
+from tests.support.news_factories import IngestRunFactory
 
 pytestmark = pytest.mark.django_db
 
 
 def _ingest_run(*, minutes_ago: int, status: str, counts: dict | None = None) -> DBTaskResult:
     finished = timezone.now() - timedelta(minutes=minutes_ago)
-    return DBTaskResult.objects.create(
-        task_path="news_site.ingest.tasks.ingest_task",
+    return IngestRunFactory(
+        finished=finished,
         status=status,
-        enqueued_at=finished - timedelta(seconds=40),
         started_at=finished - timedelta(seconds=30),
-        finished_at=finished,
-        args_kwargs={"args": [], "kwargs": {}},
-        queue_name="default",
-        backend_name="default",
         return_value=counts,
     )
 

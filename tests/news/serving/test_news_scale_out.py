@@ -14,7 +14,7 @@ from django.conf import settings as django_settings
 from news_site.news.models import Entry
 from tests.conftest import Gunicorn, database_url_for_subprocess, redis_url_or_skip
 from tests.private_services import postgres_pass_only
-from tests.smtpsink import SmtpSink
+from tests.support.smtpsink import SmtpSink
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

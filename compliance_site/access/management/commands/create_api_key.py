@@ -1,6 +1,8 @@
 """Issue an API key. The raw key is printed once, on the last line; only its hash is kept."""
 
-from django.core.management.base import BaseCommand, CommandError
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from compliance_site.access.keys import api_key_create
 
@@ -8,11 +10,11 @@ from compliance_site.access.keys import api_key_create
 class Command(BaseCommand):
     help = "Create an API key and print it once (last line of stdout)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--name", required=True)
         parser.add_argument("--rate-limit-per-minute", type=int, default=None)
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         rate = options["rate_limit_per_minute"]
         if rate is not None and rate < 1:
             raise CommandError("--rate-limit-per-minute must be at least 1")

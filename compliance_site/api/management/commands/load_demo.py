@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 from urllib.parse import unquote
 
 from django.conf import settings
@@ -26,7 +27,7 @@ from compliance_site.monitoring.services import (
     monitored_sources,
 )
 from compliance_site.records.demo import build_demo_repository
-from shared.fetch import fetch
+from shared.fetch import FetchResult, fetch
 
 DEMO_KEY_NAME = "demo (quick start)"
 
@@ -37,7 +38,7 @@ class Command(BaseCommand):
         "snapshots of locally served stand-in pages and issue a demo key."
     )
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         repo_path = settings.COMPLIANCE_DATA_REPO
         head = build_demo_repository(repo_path)
         self.stdout.write(f"sample data repository at {repo_path} (head {head[:12]})")
@@ -76,7 +77,7 @@ def stand_in_pages() -> Iterator[PageFetcher]:
     thread.start()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
 
-    def fetcher(url: str):
+    def fetcher(url: str) -> FetchResult:
         local = base + url.encode("utf-8").hex()
         return fetch(
             local,
@@ -116,7 +117,7 @@ def _page_handler(names: dict[str, str]) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, format: str, *args) -> None:
+        def log_message(self, format: str, *args: Any) -> None:
             pass  # the command prints its own summary
 
     return Handler

@@ -5,6 +5,8 @@ goes on and exits 0, because a government site being down is news for the operat
 failure of the job. A source that keeps failing is backed off and counted as such.
 """
 
+from typing import Any
+
 from django.core.management.base import BaseCommand
 
 from compliance_site.monitoring.services import monitor_sources
@@ -13,7 +15,7 @@ from compliance_site.monitoring.services import monitor_sources
 class Command(BaseCommand):
     help = "Fetch every monitored source URL, record snapshots and flag changed states."
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         report = monitor_sources()
         for failure in report.failures:
             self.stderr.write(f"failed: {failure}")

@@ -1,16 +1,18 @@
 """Publish new versions from the data repository (COMPLIANCE_DATA_REPO or --repo)."""
 
+from typing import Any
+
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from compliance_site.records.gitlog import HistoryError
-from compliance_site.records.reindex import ReindexRefused, reindex
+from compliance_site.records.reindex import Problem, ReindexRefused, reindex
 
 
 class Command(BaseCommand):
     help = "Walk the data repository's git log and publish new versions (idempotent)."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--repo", default=None, help="Path of the data repository.")
         parser.add_argument(
             "--allow-rewritten-history",
@@ -18,7 +20,7 @@ class Command(BaseCommand):
             help="Publish a rewritten history's changes on top of what was published.",
         )
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         repo_path = options["repo"] or str(settings.COMPLIANCE_DATA_REPO)
         try:
             report = reindex(
@@ -55,6 +57,6 @@ class Command(BaseCommand):
             )
 
 
-def _describe(label: str, problem) -> str:
+def _describe(label: str, problem: Problem) -> str:
     schema = f" [schema: {problem.schema_path}]" if problem.schema_path else ""
     return f"{label}: {problem.path} at {problem.commit_sha[:12]}: {problem.message}{schema}"

@@ -3,18 +3,43 @@ client, for tests of endpoint behaviour (the live server is for tests of the ser
 
 Assertions stay those of an HTTP client (`httpx.Response`), the requests run through the whole
 middleware stack with CSRF checks on, and `served_queries` counts the SQL each request runs.
-Conftests of the converted directories import `http` and `served_queries` from here.
+A plugin of every suite (`pytest_plugins` in tests/conftest.py): `http` and `served_queries`.
 """
 
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import httpx
 import pytest
 from django.db import connection
+from django.db.backends.signals import connection_created
 from django.test import Client
 from django.test.client import ClientHandler
 
-from tests.conftest import ServedQueries
+
+class ServedQueries(list[str]):
+    """SQL the application ran while a test talked to it: in the test's own process (recorded
+    by `DjangoTransport`), or on a server's threads (a server in the test process answers each
+    request on a new thread with its own connection, which a capture on the test's thread
+    would not see)."""
+
+    @contextmanager
+    def at_most(self, budget: int) -> Iterator[None]:
+        start = len(self)
+        yield
+        used = len(self) - start
+        # At least one query, or the count measured nothing.
+        assert 0 < used <= budget, f"{used} queries, budget {budget}: {self[start:]}"
+
+    @contextmanager
+    def none(self) -> Iterator[None]:
+        """No query at all; pair it with an `at_most` on the same path, which shows that the
+        capture sees that path's queries."""
+        start = len(self)
+        yield
+        assert len(self) == start, f"expected no query: {self[start:]}"
+
 
 # Django's test host, which the test settings allow.
 BASE_URL = "http://testserver"
@@ -79,8 +104,24 @@ _HANDLER = ClientHandler(enforce_csrf_checks=True)
 
 
 @pytest.fixture
-def served_queries() -> ServedQueries:
-    return ServedQueries()
+def served_queries() -> Iterator[ServedQueries]:
+    queries = ServedQueries()
+    test_thread = threading.get_ident()
+
+    def record(execute, sql, params, many, context):
+        # The test's own thread is counted by DjangoTransport, once per request it hands on.
+        if threading.get_ident() != test_thread:
+            queries.append(sql)
+        return execute(sql, params, many, context)
+
+    def instrument(sender, connection, **kwargs) -> None:
+        # A wrapper object can connect more than once; count its queries once.
+        if record not in connection.execute_wrappers:
+            connection.execute_wrappers.append(record)
+
+    connection_created.connect(instrument)
+    yield queries
+    connection_created.disconnect(instrument)
 
 
 @pytest.fixture

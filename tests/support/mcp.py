@@ -1,6 +1,8 @@
 """A real uvicorn serving the news service's ASGI app (Django plus /mcp) on a free port, in a
 thread of the test process so that it shares the test database and cache, and the SDK's own
-Streamable HTTP client to talk to it."""
+Streamable HTTP client to talk to it. A plugin of every suite (`pytest_plugins` in
+tests/conftest.py): `mcp_server`. The news service's modules are imported where they are used,
+because the compliance suite loads this plugin too, under settings without the news apps."""
 
 import asyncio
 import threading
@@ -15,8 +17,6 @@ from django.db import connection
 from mcp import Client
 from mcp_types import CallToolResult
 
-from news_site.mcp.answers import ANSWERS
-from news_site.mcp.asgi import mcp_application
 from tests.conftest import free_port
 
 T = TypeVar("T")
@@ -24,6 +24,8 @@ T = TypeVar("T")
 
 class McpServer:
     def __init__(self) -> None:
+        from news_site.mcp.asgi import mcp_application
+
         port = free_port()
         self.base_url = f"http://127.0.0.1:{port}"
         self.url = f"{self.base_url}/mcp"
@@ -79,6 +81,8 @@ def mcp_server(_mcp_uvicorn, transactional_db, settings, monkeypatch) -> McpServ
     settings.MCP_PROTOCOL_RATE_LIMIT = "100000/m"
     # Tests change the data between calls; test_news_mcp_answer_cache.py turns answers on.
     settings.NEWS_RESPONSE_CACHE_SECONDS = 0
+    from news_site.mcp.answers import ANSWERS
+
     ANSWERS.clear()
     # The server's worker threads close their connections after each read, so none is left
     # open on the test database when the test's data is flushed or the run tears it down.

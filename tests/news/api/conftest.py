@@ -1,4 +1,0 @@
-"""Fixtures of these tests."""
-
-from tests.news.accounts.news_accounts_fixtures import make_account  # noqa: F401
-from tests.news.inprocess import http, served_queries  # noqa: F401 - endpoint tests run in-process
