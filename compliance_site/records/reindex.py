@@ -37,7 +37,7 @@ from compliance_site.records.models import (
     TrackedFile,
 )
 from compliance_site.records.parsing import parse_blobs
-from compliance_site.records.signals import state_verified
+from compliance_site.records.signals import changes_published, state_verified
 
 logger = logging.getLogger(__name__)
 
@@ -394,3 +394,5 @@ def _flush(run: _Run) -> None:
         state_verified.send(
             sender=ResourceVersion, state_abbreviation=key, verified_on=verified_on, version=version
         )
+    if run.latest_rows:
+        changes_published.send(sender=ResourceVersion, last_sequence=run.next_sequence - 1)
