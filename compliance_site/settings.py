@@ -154,6 +154,9 @@ SPECTACULAR_SETTINGS = {
     # The API reference at /api/v1/compliance/docs uses the bundled Swagger UI (shared/apidocs.py).
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    # One name for the resource types (records.models.ResourceType's values), whichever field
+    # lists them (changes, webhooks).
+    "ENUM_NAME_OVERRIDES": {"ResourceTypeEnum": ["State", "EsaProgram", "Citation"]},
     # Error responses, the Bearer scheme and the rate-limit headers (compliance_site/api/schema.py).
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
