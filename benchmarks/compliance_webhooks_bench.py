@@ -35,6 +35,8 @@ DEMO_STATES = REPO_ROOT / "compliance_site" / "records" / "demo_data" / "states"
 DOCS = REPO_ROOT / "docs" / "compliance-integrators.md"
 PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
 PG_BENCH = "postgres://postgres@127.0.0.1:5432/compliance_webhooks_bench"
+# Only asked whether it answers (scripts/services_ready.py checks both); webhooks need no cache.
+REDIS = "redis://127.0.0.1:6379/13"
 WORKERS = 2
 DEADLINE_SECONDS = 900
 
@@ -129,7 +131,7 @@ def build_repository(repo: Path, edits: int) -> None:
 def services_available() -> bool:
     return (
         subprocess.run(
-            [sys.executable, str(REPO_ROOT / "scripts" / "services_ready.py"), PG_ADMIN],
+            [sys.executable, str(REPO_ROOT / "scripts" / "services_ready.py"), PG_ADMIN, REDIS],
             capture_output=True,
         ).returncode
         == 0
