@@ -103,8 +103,10 @@ def test_only_the_chosen_resource_types_and_events_after_registration_are_delive
 @pytest.mark.django_db
 @pytest.mark.parametrize("failure", ["fail", "slow", "close"])
 def test_a_failing_receiver_is_retried_on_the_schedule_until_it_answers(
-    data_repo, run_reindex, receivers, clock, failure, verify_signature
+    data_repo, run_reindex, receivers, clock, failure, verify_signature, settings
 ):
+    # Short, so that the receiver that answers too late costs a second per attempt.
+    settings.COMPLIANCE_WEBHOOK_TIMEOUT_SECONDS = 1
     endpoint, secret = _register(receivers.url("/flaky", failure), types=["State"])
     data_repo.seed("TX")
     run_reindex()
