@@ -39,6 +39,7 @@ ERRORS: dict[int, str] = {
     "(`version_not_found`), no ESA program (`esa_program_not_found`), no webhook of this key "
     "(`webhook_not_found`), no delivery of this key's webhooks (`delivery_not_found`).",
     406: "The `Accept` header excludes JSON (`not_acceptable`).",
+    409: "The key already has as many webhooks as it may have (`webhook_limit_reached`).",
     412: "An `If-Match` / `If-Unmodified-Since` precondition failed (`precondition_failed`).",
     415: "The request body is not JSON (`unsupported_media_type`).",
     413: "The request body is larger than the service accepts (`payload_too_large`).",
@@ -58,6 +59,7 @@ ERROR_CODES = (
     "esa_program_not_found",
     "webhook_not_found",
     "delivery_not_found",
+    "webhook_limit_reached",
     "not_found",
     "method_not_allowed",
     "not_acceptable",

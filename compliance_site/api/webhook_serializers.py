@@ -50,10 +50,21 @@ class WebhookCreateSerializer(serializers.Serializer):
     )
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """JSON true or false only: DRF's BooleanField also takes 1, "yes" and "on", which the
+    schema's `boolean` does not allow."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
 class WebhookUpdateSerializer(serializers.Serializer):
-    enabled = serializers.BooleanField(
+    enabled = StrictBooleanField(
+        required=False,
         help_text="true re-enables a disabled endpoint: its waiting deliveries go out in order; "
-        "false pauses it."
+        "false pauses it. Absent: no change.",
     )
 
 
@@ -160,10 +171,11 @@ WEBHOOK_LIST = extend_schema(
 WEBHOOK_CREATE = extend_schema(
     operation_id="webhooks_create",
     request=WebhookCreateSerializer,
-    responses={201: _WEBHOOK_WITH_SECRET, **errors(400, 415)},
+    responses={201: _WEBHOOK_WITH_SECRET, **errors(400, 409, 415)},
     description="Register an endpoint for the calling key. It receives every change event of "
     "its resource types published from now on, as a signed POST (docs/compliance-integrators"
-    ".md). The `secret` is shown only in this answer.",
+    ".md). The `secret` is shown only in this answer. A key has at most 20 webhooks (409 "
+    "`webhook_limit_reached`).",
 )
 WEBHOOK_READ = extend_schema(
     operation_id="webhooks_retrieve",

@@ -8,7 +8,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from compliance_site.api import webhook_serializers as shapes
-from compliance_site.api.errors import InvalidParameter, NotFound
+from compliance_site.api.errors import ApiError, InvalidParameter, NotFound
 from compliance_site.api.views import KeyedView, _first_error, _params
 from compliance_site.webhooks import selectors, services
 from compliance_site.webhooks.models import WebhookEndpoint
@@ -49,6 +49,8 @@ class WebhookListView(KeyedView):
                 resource_types=body["resource_types"],
                 allow_private=settings.FETCH_ALLOW_PRIVATE_NETWORKS,
             )
+        except services.WebhookLimitReached as exc:
+            raise ApiError(str(exc), code="webhook_limit_reached", status=409) from exc
         except services.WebhookRefused as exc:
             raise InvalidParameter(str(exc)) from exc
         return Response(shapes.envelope(shapes.webhook_shape(endpoint, secret)), status=201)
@@ -66,9 +68,9 @@ class WebhookView(KeyedView):
     def patch(self, request: Request, webhook_id: int) -> Response:
         endpoint = _owned_webhook(request, webhook_id)
         body = _body(shapes.WebhookUpdateSerializer, request)
-        if body["enabled"]:
+        if body.get("enabled") is True and not endpoint.enabled:
             endpoint = services.webhook_enable(endpoint=endpoint, now=timezone.now())
-        else:
+        elif body.get("enabled") is False and endpoint.enabled:
             services.webhook_pause(endpoint=endpoint, now=timezone.now())
         return Response(shapes.envelope(shapes.webhook_shape(endpoint)))
 

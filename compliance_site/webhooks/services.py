@@ -24,6 +24,10 @@ class WebhookRefused(Exception):
     """A registration the service will not accept; the message says why."""
 
 
+class WebhookLimitReached(Exception):
+    """The key has as many webhooks as it may have."""
+
+
 def webhook_url_check(*, url: str, allow_private: bool) -> None:
     """Refuse what can never be delivered to. Host names are checked when a delivery connects
     (shared/fetch.py resolves once and vets every address), which also defeats a name that
@@ -58,7 +62,9 @@ def webhook_create(
     # Locks the key's row so that two concurrent registrations cannot both pass the cap.
     ApiKey.objects.select_for_update().get(pk=api_key.pk)
     if WebhookEndpoint.objects.filter(api_key=api_key).count() >= MAX_ENDPOINTS_PER_KEY:
-        raise WebhookRefused(f"a key can register at most {MAX_ENDPOINTS_PER_KEY} webhooks")
+        raise WebhookLimitReached(
+            f"a key can register at most {MAX_ENDPOINTS_PER_KEY} webhooks; delete one first"
+        )
     secret = secret_generate()
     endpoint = WebhookEndpoint.objects.create(
         api_key=api_key,

@@ -105,6 +105,17 @@ def test_a_bad_registration_is_a_400_that_says_why(api, body, message):
     assert not WebhookEndpoint.objects.exists()
 
 
+def test_enabled_must_be_a_json_boolean_and_an_empty_patch_changes_nothing(api):
+    created = _create(api).json()["data"]
+    for value in (0, 1, "true", None):
+        answer = api.patch(f"/webhooks/{created['id']}", json={"enabled": value})
+        assert answer.status_code == 400, value
+    unchanged = api.patch(f"/webhooks/{created['id']}", json={})
+    assert unchanged.status_code == 200 and unchanged.json()["data"]["enabled"] is True
+    paused = api.patch(f"/webhooks/{created['id']}", json={"enabled": False}).json()["data"]
+    assert paused["enabled"] is False and paused["disabled_reason"] == "paused by its owner"
+
+
 def test_bodies_that_are_not_json_are_refused_and_ids_out_of_range_are_404(api):
     assert (
         api.post("/webhooks", content=b"{", headers={"Content-Type": "application/json"}).json()[
@@ -126,7 +137,8 @@ def test_a_key_can_register_at_most_twenty(api):
     for n in range(20):
         assert _create(api, url=f"https://hooks.example/{n}").status_code == 201
     refused = _create(api, url="https://hooks.example/21")
-    assert refused.status_code == 400
+    assert refused.status_code == 409
+    assert refused.json()["error"]["code"] == "webhook_limit_reached"
     assert "at most 20" in refused.json()["error"]["message"]
 
 
