@@ -245,3 +245,25 @@ def test_a_private_address_is_refused_when_the_delivery_connects(
 
     assert receivers.received("/inside") == []
     assert WebhookDelivery.objects.get().last_error.startswith("blocked_address")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lost_wake_up_is_made_good_by_the_periodic_sweep(data_repo, run_reindex, receivers):
+    endpoint, _secret = _register(receivers.url("/late"), types=["State"])
+    data_repo.seed("TX", "CA")
+    run_reindex()
+    # The sweep the reindex queued is lost (a worker's database wiped, say).
+    assert DBTaskResult.objects.all().delete()[0] == 1
+
+    out = io.StringIO()
+    call_command("webhooks_sweep", stdout=out)
+    assert "2 deliveries created, 1 endpoints queued" in out.getvalue()
+    call_command("webhooks_sweep", stdout=out)
+    assert WebhookDelivery.objects.count() == 2  # the mark moved: nothing fanned out twice
+    call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", stdout=io.StringIO())
+    assert len(receivers.received("/late")) == 2
+    assert endpoint.deliveries.filter(status=DeliveryStatus.DELIVERED).count() == 2
+
+    call_command("webhooks_sweep", "--enqueue", stdout=out)
+    queued = DBTaskResult.objects.filter(task_path__endswith="webhooks_sweep", status="READY")
+    assert queued.count() == 1
