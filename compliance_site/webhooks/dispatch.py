@@ -182,7 +182,9 @@ def _record(
             delivery.delivered_at = now
     with transaction.atomic():
         WebhookDelivery.objects.bulk_update(deliveries, _RECORDED_FIELDS)
-        endpoint = WebhookEndpoint.objects.select_for_update().get(pk=endpoint.pk)
+        endpoint = WebhookEndpoint.objects.select_for_update().filter(pk=endpoint.pk).first()
+        if endpoint is None:
+            return  # deleted by its owner while the round was out
         errors = [outcome.error for outcome in outcomes if outcome.error]
         if len(errors) < len(outcomes):
             # One answer is enough to know the endpoint works.
