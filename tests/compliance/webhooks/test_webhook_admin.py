@@ -85,3 +85,40 @@ def test_the_admin_shows_the_log_redelivers_and_re_enables(
     assert WebhookEndpoint.objects.get().enabled
     endpoint_flush(endpoint_id=endpoint.pk)
     assert [r.json["id"] for r in receivers.received("/admin-hook")] == [delivery.pk] * 2
+
+
+def test_an_operator_registers_for_a_key_and_rotates_the_secret_shown_once(operator):
+    key, _raw = api_key_create(name="owner")
+    add = operator.get("/admin/webhooks/webhookendpoint/add/")
+    refused = operator.post(
+        "/admin/webhooks/webhookendpoint/add/",
+        data={
+            "api_key": str(key.pk),
+            "url": "http://127.0.0.1/hook",
+            "resource_types": ["State"],
+            "csrfmiddlewaretoken": _csrf(add.text),
+        },
+        headers={"Referer": str(add.url)},
+    )
+    assert "not a public address" in refused.text
+    assert not WebhookEndpoint.objects.exists()
+
+    added = operator.post(
+        "/admin/webhooks/webhookendpoint/add/",
+        data={
+            "api_key": str(key.pk),
+            "url": "https://hooks.example/compliance",
+            "resource_types": ["State", "Citation"],
+            "csrfmiddlewaretoken": _csrf(add.text),
+        },
+        headers={"Referer": str(add.url)},
+    )
+    endpoint = WebhookEndpoint.objects.get()
+    assert (endpoint.api_key, endpoint.resource_types) == (key, ["Citation", "State"])
+    assert endpoint.secret in added.text  # the message after the save, once
+    assert endpoint.secret not in operator.get("/admin/webhooks/webhookendpoint/").text
+
+    rotated = _action(operator, "/admin/webhooks/webhookendpoint/", "rotate_secret", endpoint.pk)
+    old = endpoint.secret
+    endpoint.refresh_from_db()
+    assert endpoint.secret != old and endpoint.secret in rotated.text
