@@ -93,9 +93,12 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_ratelimit",
+    "django_tasks",
+    "django_tasks_db",
     "compliance_site.records",
     "compliance_site.monitoring",
     "compliance_site.access",
+    "compliance_site.webhooks",
     "compliance_site.api",
 ]
 
@@ -157,11 +160,23 @@ SPECTACULAR_SETTINGS = {
     # The API reference at /api/v1/compliance/docs uses the bundled Swagger UI (shared/apidocs.py).
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    # One name for the resource types (records.models.ResourceType's values), whichever field
+    # lists them (changes, webhooks).
+    "ENUM_NAME_OVERRIDES": {"ResourceTypeEnum": ["State", "EsaProgram", "Citation"]},
     # Error responses, the Bearer scheme and the rate-limit headers (compliance_site/api/schema.py).
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "compliance_site.api.schema.postprocess",
     ],
+}
+
+# --- Background work ----------------------------------------------------------------------
+# django-tasks with the database backend and its `db_worker` process (webhook deliveries).
+TASKS = {
+    "default": {
+        "BACKEND": env_str("COMPLIANCE_TASKS_BACKEND", "django_tasks_db.DatabaseBackend"),
+        "QUEUES": ["default"],
+    }
 }
 
 # --- Data repository ----------------------------------------------------------------------
@@ -182,3 +197,13 @@ MONITOR_TIMEOUT_SECONDS = env_int("MONITOR_TIMEOUT_SECONDS", 15)
 MONITOR_MAX_BYTES = env_int("MONITOR_MAX_BYTES", 5 * 1024 * 1024)
 # The longest HTML page the monitor reads, in characters (compliance_site/monitoring/normalize.py).
 MONITOR_MAX_READ_CHARS = 300_000
+
+# --- Webhooks (compliance_site.webhooks, docs/compliance-integrators.md) ---------------------
+# A delivery succeeds on any 2xx within this many seconds.
+COMPLIANCE_WEBHOOK_TIMEOUT_SECONDS = env_int("COMPLIANCE_WEBHOOK_TIMEOUT_SECONDS", 10)
+# An endpoint whose deliveries have all failed for this long is disabled until its owner
+# re-enables it.
+COMPLIANCE_WEBHOOK_DISABLE_AFTER_HOURS = env_int("COMPLIANCE_WEBHOOK_DISABLE_AFTER_HOURS", 24)
+COMPLIANCE_WEBHOOK_USER_AGENT = env_str(
+    "COMPLIANCE_WEBHOOK_USER_AGENT", "ComplianceWebhooks/1.0 (+https://compliance.example/about)"
+)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make run` after the install: the quick start in the foreground. Embedded SQLite, in-process
 # caches, the demo data, both services on loopback with their static files (WhiteNoise), the
-# news task worker and the ingest schedule, email into files. Ctrl-C stops everything.
+# task workers of both (news ingest, compliance webhooks) and their schedules, email into
+# files. Ctrl-C stops everything.
 #
 # Generated settings (secret key, demo password, demo API key) live in ENV_FILE (.env), which
 # every `python -m news_site|compliance_site` command reads too. NEWS_PORT, COMPLIANCE_PORT,
@@ -61,6 +62,15 @@ pids+=($!)
     sleep "$ingest_every"
   done ) &
 pids+=($!)
+# The compliance task worker sends webhook deliveries; the sweep every minute brings retries
+# back when they fall due (compliance-webhooks.timer in production).
+"$bin/python" -m compliance_site db_worker --no-reload --interval 2 &
+pids+=($!)
+( while true; do
+    "$bin/python" -m compliance_site webhooks_sweep --enqueue >/dev/null || true
+    sleep 60
+  done ) &
+pids+=($!)
 
 "$bin/python" - "$news_port" "$compliance_port" <<'PY'
 import sys, time, httpx
@@ -87,6 +97,7 @@ cat <<BANNER
     Login codes   email login codes are written to files:  tail -n 20 $VAR_DIR/mail/*
     Android       the emulator reaches the news API at http://10.0.2.2:$news_port/api/v1/
     Ingest        feeds are fetched every ${ingest_every}s by the task worker
+    Webhooks      compliance webhooks are sent by the compliance task worker
 
 BANNER
 # Everything stops when any one of them does.

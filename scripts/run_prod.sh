@@ -152,6 +152,8 @@ pids+=($!)
 pids+=($!)
 "$bin/python" -m news_site db_worker --no-reload --interval 2 &
 pids+=($!)
+"$bin/python" -m compliance_site db_worker --no-reload --interval 2 &
+pids+=($!)
 "$nginx" -c "$run_dir/nginx.conf" -p "$run_dir" -e "$run_dir/error.log" &
 nginx_pid=$!
 

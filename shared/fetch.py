@@ -112,8 +112,11 @@ def fetch(
     max_redirects: int = 5,
     headers: dict[str, str] | None = None,
     allow_private: bool | None = None,
+    method: Literal["GET", "POST"] = "GET",
+    content: bytes | None = None,
 ) -> FetchResult:
-    """GET `url` and return the final response whatever its status (304 and 5xx included).
+    """GET `url` (or POST `content` to it: webhooks) and return the final response whatever its
+    status (304 and 5xx included).
 
     `timeout` bounds each network operation and also the whole exchange, redirects and body
     included, so a server dripping bytes cannot hold a worker. `allow_private=None` defers to
@@ -133,7 +136,7 @@ def fetch(
     with httpx.Client(
         transport=_GuardedTransport(backend), timeout=timeout, trust_env=False
     ) as client:
-        request = client.build_request("GET", target, headers=request_headers)
+        request = client.build_request(method, target, headers=request_headers, content=content)
         redirects = 0
         all_permanent = True
         try:

@@ -37,9 +37,12 @@ ERRORS: dict[int, str] = {
     401: "Missing key where one is needed (`missing_api_key`), or a presented key that is "
     "unknown, revoked or malformed (`invalid_api_key`); sent with `WWW-Authenticate: Bearer`.",
     404: "Not a jurisdiction or no published record (`state_not_found`), no such version "
-    "(`version_not_found`), no ESA program (`esa_program_not_found`).",
+    "(`version_not_found`), no ESA program (`esa_program_not_found`), no webhook of this key "
+    "(`webhook_not_found`), no delivery of this key's webhooks (`delivery_not_found`).",
     406: "The `Accept` header excludes JSON (`not_acceptable`).",
+    409: "The key already has as many webhooks as it may have (`webhook_limit_reached`).",
     412: "An `If-Match` / `If-Unmodified-Since` precondition failed (`precondition_failed`).",
+    415: "The request body is not JSON (`unsupported_media_type`).",
     413: "The request body is larger than the service accepts (`payload_too_large`).",
     429: "Rate limit exceeded (`rate_limit_exceeded`); `retry_after` and `Retry-After` say when "
     "to come back.",
@@ -55,6 +58,9 @@ ERROR_CODES = (
     "state_not_found",
     "version_not_found",
     "esa_program_not_found",
+    "webhook_not_found",
+    "delivery_not_found",
+    "webhook_limit_reached",
     "not_found",
     "method_not_allowed",
     "not_acceptable",

@@ -3,52 +3,19 @@
 The serializers also document the responses in the OpenAPI schema, so the schema is the code.
 """
 
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime
 from typing import Any, cast
 
 from rest_framework import serializers
 
+# The change event's shape lives with the records (webhooks deliver it too); re-exported here
+# for the views.
+from compliance_site.records.events import CHANGE_EVENT_COLUMNS as CHANGE_EVENT_COLUMNS
+from compliance_site.records.events import change_event_shape
 from compliance_site.records.models import ChangeSource, ResourceType, ResourceVersion
 
 API_VERSION = "v1"
 MAX_INT = 2**31 - 1
-
-
-# Change events are the feed's hot path: they are built from `.values()` rows by a plain
-# function (a DRF serializer costs about as much as the query for a page of 100). The
-# serializers below document the same shape in the OpenAPI schema, and a test keeps the two
-# in step.
-CHANGE_EVENT_COLUMNS = (
-    "resource_type",
-    "resource_key",
-    "version",
-    "released_at",
-    "git_sha",
-    "committed_at",
-    "git_committed_at",
-    "committed_offset_minutes",
-    "committed_by",
-    "change_summary",
-    "source",
-    "diff",
-)
-
-
-def change_event_shape(row: dict[str, Any]) -> dict[str, Any]:
-    offset = timezone(timedelta(minutes=row["committed_offset_minutes"]))
-    return {
-        "resource_type": row["resource_type"],
-        "resource_key": row["resource_key"],
-        "version": row["version"],
-        "released_at": row["released_at"].isoformat(),
-        "git_sha": row["git_sha"],
-        "committed_at": row["committed_at"].astimezone(offset).isoformat(),
-        "git_committed_at": row["git_committed_at"].astimezone(offset).isoformat(),
-        "committed_by": row["committed_by"],
-        "change_summary": row["change_summary"],
-        "source": row["source"],
-        "diff": row["diff"],
-    }
 
 
 def version_list_item_shape(row: dict[str, Any]) -> dict[str, Any]:

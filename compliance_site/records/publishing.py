@@ -33,7 +33,7 @@ from compliance_site.records.models import (
     ResourceVersion,
     TrackedFile,
 )
-from compliance_site.records.signals import state_verified
+from compliance_site.records.signals import changes_published, state_verified
 from shared.untrusted_text import without_unstorable
 
 SHORT_SHA_LENGTH = 12
@@ -320,3 +320,6 @@ def flush(run: PublishRun) -> None:
         state_verified.send(
             sender=ResourceVersion, state_abbreviation=key, verified_on=verified_on, version=version
         )
+    if run.latest_rows:
+        # Webhooks fan out from it after the commit (compliance_site/webhooks/receivers.py).
+        changes_published.send(sender=ResourceVersion, last_sequence=run.next_sequence - 1)

@@ -34,12 +34,12 @@ from tests.support.inprocess import wsgi_application
 
 pytestmark = pytest.mark.django_db
 
-# The stateful phase needs OpenAPI links between operations; this read-only API has none (and no
-# operation creates anything), so it would only report that it has nothing to do. For the same
-# reason the resource-lifecycle checks (use_after_free, ensure_resource_availability,
-# object_level_authorization) find no created resources to follow: they run, and pass vacuously.
+# The stateful phase needs OpenAPI links between operations; the API declares none, so it would
+# only report that it has nothing to do. The resource-lifecycle checks (use_after_free,
+# ensure_resource_availability, object_level_authorization) run on the webhooks the examples
+# create.
 PHASES = (PhaseName.EXAMPLES, PhaseName.COVERAGE, PhaseName.FUZZING)
-OPERATIONS = 10
+OPERATIONS = 18
 MAX_EXAMPLES = 30
 SEED = 20260314
 
