@@ -11,9 +11,12 @@ through async_to_sync, request_finished) on a new thread for every request; it c
 
 import json
 import os
+from typing import cast
 
 from a2wsgi import WSGIMiddleware
+from a2wsgi.wsgi_typing import WSGIApp
 from django.core.wsgi import get_wsgi_application
+from starlette.types import ASGIApp
 
 from shared.envfile import load_env_file
 
@@ -32,7 +35,8 @@ from shared.concurrency import BUSY_MESSAGE, ConcurrencyLimit, Refusal  # noqa: 
 from shared.observability import ObservedASGI  # noqa: E402
 from shared.request_body import WholeBody  # noqa: E402
 
-django_application = WSGIMiddleware(django_wsgi, workers=settings.NEWS_WEB_THREADS)
+# The stubs type a WSGI handler's answer as HttpResponseBase, an iterable of bytes at run time.
+django_application = WSGIMiddleware(cast(WSGIApp, django_wsgi), workers=settings.NEWS_WEB_THREADS)
 
 # A busy /api/v1 answers in its own envelope; the other surfaces in plain text, as their
 # database-outage 503 does.
@@ -50,7 +54,8 @@ application = ObservedASGI(
         ConcurrencyLimit(
             mcp_application(
                 fallback=PublicResponseCache(
-                    django_application,
+                    # a2wsgi types its scopes and messages more narrowly than Starlette does.
+                    cast(ASGIApp, django_application),
                     seconds=settings.NEWS_RESPONSE_CACHE_SECONDS,
                     max_bytes=settings.NEWS_RESPONSE_CACHE_MAX_BYTES,
                 )

@@ -1,5 +1,7 @@
+from typing import Any
+
 from django.contrib import admin
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 
 from compliance_site.access.keys import api_key_create
@@ -14,7 +16,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
     readonly_fields = ["prefix", "created_at"]
     fields = ["name", "rate_limit_per_minute", "is_active", "prefix", "created_at"]
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: ApiKey, form: Any, change: bool) -> None:
         if change:
             super().save_model(request, obj, form, change)
             return
@@ -30,9 +32,11 @@ class ApiKeyAdmin(admin.ModelAdmin):
         obj.created_at = key.created_at
         # Handed to response_add of this same request only: Django's messages would keep the
         # secret in a cookie (or the session) after the page that shows it.
-        request.new_api_key = raw_key
+        request.new_api_key = raw_key  # type: ignore[attr-defined]  # read back by getattr below
 
-    def response_add(self, request: HttpRequest, obj: ApiKey, post_url_continue=None):
+    def response_add(
+        self, request: HttpRequest, obj: ApiKey, post_url_continue: str | None = None
+    ) -> HttpResponse:
         raw_key = getattr(request, "new_api_key", None)
         if raw_key is None:
             return super().response_add(request, obj, post_url_continue)

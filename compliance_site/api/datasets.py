@@ -9,9 +9,10 @@ limiter like any other; an ETag over the versions served answers 304 on a match.
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -40,7 +41,12 @@ class NdjsonRenderer(renderers.BaseRenderer):
     format = "ndjson"
     charset = None
 
-    def render(self, data: Any, accepted_media_type=None, renderer_context=None) -> bytes:
+    def render(
+        self,
+        data: Any,
+        accepted_media_type: str | None = None,
+        renderer_context: Mapping[str, Any] | None = None,
+    ) -> bytes:
         lines = data if isinstance(data, list) else [data]
         return b"".join(
             json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
@@ -48,7 +54,7 @@ class NdjsonRenderer(renderers.BaseRenderer):
         )
 
 
-class DatasetReadParams(serializers.Serializer):
+class DatasetReadParams(serializers.Serializer[Any]):
     as_of = serializers.DateField(
         required=False,
         input_formats=["iso-8601"],
@@ -70,7 +76,7 @@ def _etag(versions: list[ResourceVersion], media: str) -> str:
     return f'"states-{digest}"'
 
 
-class _VersionItemSerializer(serializers.Serializer):
+class _VersionItemSerializer(serializers.Serializer[Any]):
     version = serializers.IntegerField()
     released_at = serializers.DateField()
     git_sha = serializers.CharField()
@@ -134,7 +140,7 @@ class StateDatasetView(KeyedView):
     renderer_classes = [renderers.JSONRenderer, NdjsonRenderer]
 
     @STATES_DATASET
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponse:
         params = DatasetReadParams(data=request.query_params)
         if not params.is_valid():
             field, messages = next(iter(params.errors.items()))
@@ -175,14 +181,18 @@ class StateDatasetView(KeyedView):
             request, response, etag=_etag(versions, media), last_modified=last
         )
 
-    def perform_content_negotiation(self, request, force=False):
+    def perform_content_negotiation(
+        self, request: Request, force: bool = False
+    ) -> tuple[renderers.BaseRenderer, str]:
         try:
             return super().perform_content_negotiation(request, force)
         except Http404 as exc:
             # DRF answers an unknown ?format= with 404; the resource exists, the form does not.
             raise NotAcceptable("format must be json or ndjson") from exc
 
-    def finalize_response(self, request, response, *args, **kwargs):
+    def finalize_response(
+        self, request: Request, response: Response, *args: Any, **kwargs: Any
+    ) -> Response:
         # Errors are the API's JSON envelope whatever was negotiated for the data.
         if response.status_code >= 400 and getattr(request, "accepted_renderer", None):
             request.accepted_renderer = renderers.JSONRenderer()

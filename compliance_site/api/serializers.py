@@ -11,7 +11,7 @@ from rest_framework import serializers
 # The change event's shape lives with the records (webhooks deliver it too); re-exported here
 # for the views.
 from compliance_site.records.events import CHANGE_EVENT_COLUMNS as CHANGE_EVENT_COLUMNS
-from compliance_site.records.events import change_event_shape
+from compliance_site.records.events import change_event_shape as change_event_shape
 from compliance_site.records.models import ChangeSource, ResourceType, ResourceVersion
 
 API_VERSION = "v1"

@@ -1,6 +1,7 @@
 """Shapes and inputs of the webhook endpoints (compliance_site/webhooks), with their OpenAPI
 documentation: one decorator per operation at the end, as in api/schema.py."""
 
+from collections.abc import Iterable
 from typing import Any
 
 from drf_spectacular.utils import (
@@ -19,7 +20,7 @@ from compliance_site.webhooks.models import DeliveryStatus, WebhookDelivery, Web
 MAX_ID = 2**63 - 1
 
 
-class WebhookSerializer(serializers.Serializer):
+class WebhookSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     url = serializers.URLField()
     resource_types = serializers.ListField(child=serializers.ChoiceField(ResourceType.values))
@@ -38,7 +39,7 @@ class WebhookWithSecretSerializer(WebhookSerializer):
     )
 
 
-class WebhookCreateSerializer(serializers.Serializer):
+class WebhookCreateSerializer(serializers.Serializer[Any]):
     url = serializers.URLField(
         max_length=2000, help_text="http(s); a private or loopback address is refused."
     )
@@ -60,7 +61,7 @@ class StrictBooleanField(serializers.BooleanField):
         return data
 
 
-class WebhookUpdateSerializer(serializers.Serializer):
+class WebhookUpdateSerializer(serializers.Serializer[Any]):
     enabled = StrictBooleanField(
         required=False,
         help_text="true re-enables a disabled endpoint: its waiting deliveries go out in order; "
@@ -68,13 +69,13 @@ class WebhookUpdateSerializer(serializers.Serializer):
     )
 
 
-class DeliveryEventSerializer(serializers.Serializer):
+class DeliveryEventSerializer(serializers.Serializer[Any]):
     resource_type = serializers.ChoiceField(ResourceType.values)
     resource_key = serializers.CharField()
     version = serializers.IntegerField()
 
 
-class DeliverySerializer(serializers.Serializer):
+class DeliverySerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField(help_text="Also the `id` of the delivered body.")
     event = DeliveryEventSerializer()
     status = serializers.ChoiceField(DeliveryStatus.values)
@@ -91,7 +92,7 @@ class DeliverySerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
-class DeliveryListParams(serializers.Serializer):
+class DeliveryListParams(serializers.Serializer[Any]):
     status = serializers.ChoiceField(required=False, choices=DeliveryStatus.values)
     before = serializers.IntegerField(
         required=False,
@@ -109,8 +110,10 @@ def webhook_shape(endpoint: WebhookEndpoint, secret: str | None = None) -> dict[
 
 def delivery_shape(delivery: WebhookDelivery) -> dict[str, Any]:
     event = delivery.event
-    record = {
-        **{name: getattr(delivery, name) for name in DeliverySerializer().fields},
+    # Iterating a serializer's fields yields their names (the stubs say the fields).
+    names: Iterable[str] = DeliverySerializer().fields
+    record: dict[str, Any] = {
+        **{name: getattr(delivery, name) for name in names},
         "event": {
             "resource_type": event.resource_type,
             "resource_key": event.resource_key,
@@ -143,7 +146,11 @@ _DELIVERY_LIST_META = inline_serializer(
 )
 
 
-def _envelope(name: str, data: serializers.Field, meta: serializers.Serializer = _META):
+def _envelope(
+    name: str,
+    data: serializers.Field[Any, Any, Any, Any],
+    meta: serializers.Serializer[Any] = _META,
+) -> serializers.Serializer[Any]:
     return inline_serializer(name, {"data": data, "meta": meta})
 
 

@@ -1,12 +1,16 @@
 """The webhook endpoints of the compliance API: HTTP to the webhooks app's selectors and
 services, and back. A key sees only its own webhooks and deliveries; any other id is 404."""
 
+from typing import Any, Protocol, cast
+
 from django.conf import settings
 from django.utils import timezone
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.serializers import Serializer
 
+from compliance_site.access.models import ApiKey
 from compliance_site.api import webhook_serializers as shapes
 from compliance_site.api.errors import ApiError, InvalidParameter, NotFound
 from compliance_site.api.views import KeyedView, _first_error, _params
@@ -14,20 +18,31 @@ from compliance_site.webhooks import selectors, services
 from compliance_site.webhooks.models import WebhookEndpoint
 
 
+class _KeyedRequest(Protocol):
+    """The request as ApiAccessMiddleware leaves it; a KeyedView sees only ones with a key."""
+
+    api_key: ApiKey
+
+
+def _api_key(request: Request) -> ApiKey:
+    return cast(_KeyedRequest, request._request).api_key
+
+
 def _owned_webhook(request: Request, webhook_id: int) -> WebhookEndpoint:
     try:
         if webhook_id > shapes.MAX_ID:
             raise selectors.WebhookNotFound(f"no webhook {webhook_id} for this key")
-        return selectors.webhook_get(api_key=request._request.api_key, webhook_id=webhook_id)
+        return selectors.webhook_get(api_key=_api_key(request), webhook_id=webhook_id)
     except selectors.WebhookNotFound as exc:
         raise NotFound(str(exc), code=exc.code) from exc
 
 
-def _body(serializer_class, request: Request) -> dict:
+def _body(serializer_class: type[Serializer[Any]], request: Request) -> dict[str, Any]:
     body = serializer_class(data=request.data)
     if not body.is_valid():
         raise InvalidParameter(_first_error(body.errors))
-    return body.validated_data
+    validated: dict[str, Any] = body.validated_data
+    return validated
 
 
 class WebhookListView(KeyedView):
@@ -35,7 +50,7 @@ class WebhookListView(KeyedView):
 
     @shapes.WEBHOOK_LIST
     def get(self, request: Request) -> Response:
-        endpoints = selectors.webhook_list(api_key=request._request.api_key)
+        endpoints = selectors.webhook_list(api_key=_api_key(request))
         data = [shapes.webhook_shape(endpoint) for endpoint in endpoints]
         return Response(shapes.envelope(data, count=len(data)))
 
@@ -44,7 +59,7 @@ class WebhookListView(KeyedView):
         body = _body(shapes.WebhookCreateSerializer, request)
         try:
             endpoint, secret = services.webhook_create(
-                api_key=request._request.api_key,
+                api_key=_api_key(request),
                 url=body["url"],
                 resource_types=body["resource_types"],
                 allow_private=settings.FETCH_ALLOW_PRIVATE_NETWORKS,
@@ -112,9 +127,7 @@ class DeliveryRedeliverView(KeyedView):
         try:
             if delivery_id > shapes.MAX_ID:
                 raise selectors.DeliveryNotFound(f"no delivery {delivery_id} for this key")
-            delivery = selectors.delivery_get(
-                api_key=request._request.api_key, delivery_id=delivery_id
-            )
+            delivery = selectors.delivery_get(api_key=_api_key(request), delivery_id=delivery_id)
         except selectors.DeliveryNotFound as exc:
             raise NotFound(str(exc), code=exc.code) from exc
         delivery = services.delivery_redeliver(delivery=delivery, now=timezone.now())

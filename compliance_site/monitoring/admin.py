@@ -1,4 +1,8 @@
+from typing import Any
+
 from django.contrib import admin
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
@@ -41,7 +45,7 @@ class ReviewFlagAdmin(admin.ModelAdmin):
         url = reverse("admin:monitoring_sourcesnapshot_change", args=[obj.snapshot_id])
         return format_html('<a href="{}">The page as fetched, and its diff</a>', url)
 
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: ReviewFlag, form: Any, change: bool) -> None:
         if not change:
             obj.origin = FlagOrigin.EDITOR
             obj.created_by = request.user.get_username()
@@ -51,7 +55,7 @@ class ReviewFlagAdmin(admin.ModelAdmin):
         cache.delete(REVIEW_REPORT_CACHE_KEY)
 
     @admin.action(description="Clear the selected flags (the state was re-verified)")
-    def clear_flags(self, request, queryset):
+    def clear_flags(self, request: HttpRequest, queryset: QuerySet[ReviewFlag]) -> None:
         cleared = flags_clear(
             flags=list(queryset), reason=f"Cleared by {request.user.get_username()} in admin."
         )
@@ -87,10 +91,10 @@ class SourceSnapshotAdmin(admin.ModelAdmin):
             return "Not kept (a later fetch holds the current text, or the page has none)."
         return format_html('<pre class="snapshot-text">{}</pre>', obj.text)
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
 
 
@@ -118,12 +122,12 @@ class MonitoredSourceAdmin(admin.ModelAdmin):
         return obj.url if len(obj.url) <= 100 else f"{obj.url[:100]}… ({len(obj.url)} chars)"
 
     @admin.action(description="Try the selected sources at the next run (end their backoff)")
-    def retry_sources(self, request, queryset):
+    def retry_sources(self, request: HttpRequest, queryset: QuerySet[MonitoredSource]) -> None:
         count = sources_retry(sources=list(queryset))
         self.message_user(request, f"{count} sources will be tried at the next run.")
 
-    def has_add_permission(self, request):
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False

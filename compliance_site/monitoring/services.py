@@ -287,7 +287,7 @@ def snapshot_record(*, outcome: FetchOutcome) -> bool:
         and previous.content_hash != outcome.content_hash
     )
     diff = ""
-    if changed and previous.text and outcome.text:
+    if changed and previous is not None and previous.text and outcome.text:
         diff = text_diff(
             before=previous.text,
             after=outcome.text,

@@ -83,7 +83,7 @@ class _PayloadLoader(_Loader):  # type: ignore[misc, valid-type]
     """Safe YAML without implicit timestamps: dates stay ISO strings and are checked by the
     schema's `format: date`, so `2026-02-30` is a schema error with a path, not a crash."""
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         # PyYAML keeps the last of two equal keys: a reviewer reads the first `name`, the
         # service would publish the second. A duplicate is this file's error instead.
         seen: set[Any] = set()
@@ -101,7 +101,8 @@ class _PayloadLoader(_Loader):  # type: ignore[misc, valid-type]
                     key_node.start_mark,
                 )
             seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
 
 
 _PayloadLoader.yaml_implicit_resolvers = {
@@ -148,7 +149,7 @@ def schema_versions() -> tuple[str, ...]:
 
 @cache
 def schema(major: str = FIRST_SCHEMA_VERSION) -> dict[str, Any]:
-    document = json.loads(schema_path(major).read_text())
+    document: dict[str, Any] = json.loads(schema_path(major).read_text())
     Draft202012Validator.check_schema(document)
     return document
 
@@ -210,7 +211,9 @@ def _first(errors: Iterable[ValidationError]) -> ValidationError | None:
     return min(errors, key=_error_order, default=None)
 
 
-def _described(error: ValidationError, path: tuple, schema_path: tuple) -> tuple[str, str, str]:
+def _described(
+    error: ValidationError, path: tuple[str, ...], schema_path: tuple[str, ...]
+) -> tuple[str, str, str]:
     location = "/".join(str(part) for part in (*path, *error.absolute_path)) or "(document)"
     schema_location = "/".join(str(part) for part in (*schema_path, *error.absolute_schema_path))
     return location, error.message, schema_location

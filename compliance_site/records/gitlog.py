@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
+from typing import IO
 
 import git
 
@@ -156,10 +157,11 @@ def blob_at(repo: git.Repo, sha: str, path: str, *, limit: int) -> bytes | None:
     if blob_sha is None:
         return None
     stream = repo.odb.stream(bytes.fromhex(blob_sha))
-    return stream.read(limit + 1)
+    content: bytes = stream.read(limit + 1)
+    return content
 
 
-def _tokens(stream) -> Iterator[bytes]:
+def _tokens(stream: IO[bytes]) -> Iterator[bytes]:
     pending = b""
     while chunk := stream.read(_CHUNK):
         pending += chunk

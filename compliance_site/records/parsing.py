@@ -8,7 +8,7 @@ module imports no Django for the same reason.
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Generator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
@@ -86,7 +86,7 @@ def _parse_in_worker(job: tuple[str, str, str]) -> Parsed:
     return _worker_reader.parse(job)
 
 
-def parse_blobs(repo_path: str, jobs: list[tuple[str, str, str]]) -> Iterator[Parsed]:
+def parse_blobs(repo_path: str, jobs: list[tuple[str, str, str]]) -> Generator[Parsed, None, None]:
     """Parse (path, blob, schema major) jobs; results come back in the order of `jobs`."""
     workers = min(os.cpu_count() or 1, len(jobs) // _FILES_PER_WORKER)
     if workers < 2:

@@ -54,7 +54,7 @@ class Problem:
 class ReindexReport:
     head: str = ""
     commits_read: int = 0
-    published: Counter = field(default_factory=Counter)
+    published: Counter[str] = field(default_factory=Counter)
     problems: list[Problem] = field(default_factory=list)
     outstanding: list[Problem] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
@@ -83,7 +83,7 @@ class _Mark:
     verified_states: dict[str, tuple[date, int]]
     next_sequence: int
     floor: datetime | None
-    published: Counter
+    published: Counter[str]
     reported: int
     notices: int
 
@@ -188,7 +188,12 @@ def publish_dates(run: PublishRun, commit: gitlog.Commit) -> tuple[datetime, dat
 
 
 def publish(
-    run: PublishRun, commit: gitlog.Commit, path: str, key: str, payload: dict, major: str
+    run: PublishRun,
+    commit: gitlog.Commit,
+    path: str,
+    key: str,
+    payload: dict[str, Any],
+    major: str,
 ) -> None:
     """Queue the new versions one valid file version makes (state, citation, ESA program),
     written under schema major `major`."""
@@ -217,7 +222,19 @@ def publish(
             run.verified_states[key] = (verified_on, version)
 
 
-def _version_row(run, commit, path, resource_type, key, version, payload, digest, live, *, major):
+def _version_row(
+    run: PublishRun,
+    commit: gitlog.Commit,
+    path: str,
+    resource_type: str,
+    key: str,
+    version: int,
+    payload: Any,
+    digest: str,
+    live: _Live | None,
+    *,
+    major: str,
+) -> ResourceVersion:
     committed_at, released_at = publish_dates(run, commit)
     offset = commit.committed_at.utcoffset()
     row = ResourceVersion(

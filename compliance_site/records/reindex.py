@@ -8,10 +8,13 @@ of it, and two runs cannot interleave.
 """
 
 import logging
+from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
+import git
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
@@ -106,8 +109,9 @@ def _reindex(*, repo_path: str, allow_rewritten_history: bool) -> ReindexReport:
         since = cursor.last_commit_sha or None
         run = PublishRun.load(report)
         if since != head:
-            rewritten = bool(since) and not gitlog.is_ancestor(repo, since, head)
+            rewritten = since is not None and not gitlog.is_ancestor(repo, since, head)
             if rewritten:
+                assert since is not None  # only a run with an indexed commit is rewritten
                 if not allow_rewritten_history:
                     raise ReindexRefused(
                         f"the last indexed commit {since[:SHORT_SHA_LENGTH]} is not an ancestor "
@@ -145,7 +149,7 @@ def _locked_cursor() -> IndexCursor:
     return IndexCursor.objects.select_for_update().get(name="default")
 
 
-def _major_at(repo, sha: str | None, cursor: IndexCursor) -> str:
+def _major_at(repo: git.Repo, sha: str | None, cursor: IndexCursor) -> str:
     """The schema major in force at commit `sha` (where this run starts)."""
     if sha is None:
         return FIRST_SCHEMA_VERSION
@@ -174,7 +178,9 @@ class _Planner:
     """The steps of a run, in order. A blob equal to the last one read at its path is skipped
     here, before anything is read, unless the schema major changed at its commit."""
 
-    def __init__(self, repo, tracked: dict[str, str], major: str, notices: list[str]) -> None:
+    def __init__(
+        self, repo: git.Repo, tracked: dict[str, str], major: str, notices: list[str]
+    ) -> None:
         self.repo = repo
         self.tracked = tracked
         self.major = major
@@ -309,13 +315,15 @@ def _apply_unit(run: PublishRun, unit: _Unit) -> None:
     if future := _verified_in_future(run, step, result.payload):
         _record_problem(run, step, future, "properties/last_verified_at")
         return
+    assert step.blob_sha is not None  # a step with a parse result has a blob (_apply)
     run.tracked[step.path] = (step.blob_sha, True)
     run.problems.pop(step.path, None)
     key = abbreviation_for_path(step.path)
+    assert key is not None  # steps are planned for state paths only (_is_state_path)
     publish(run, step.commit, step.path, key, result.payload, step.major)
 
 
-def _refused(run: PublishRun):
+def _refused(run: PublishRun) -> Callable[[_Unit, Exception], None]:
     def refused(unit: _Unit, exc: Exception) -> None:
         step, _result = unit
         message = f"{step.path}: the database refused this version: {exc}"
@@ -324,7 +332,7 @@ def _refused(run: PublishRun):
     return refused
 
 
-def _verified_in_future(run: PublishRun, step: _Step, payload: dict) -> str:
+def _verified_in_future(run: PublishRun, step: _Step, payload: dict[str, Any]) -> str:
     """The problem with a `last_verified_at` later than the day of publication allows, or ""."""
     verified_on = date.fromisoformat(payload["last_verified_at"])
     published_on = run.now.astimezone(UTC).date()

@@ -2,11 +2,16 @@
 and rotated the way the API does it (the secret shown once, in the message after the save or
 the rotation, never on a page), and the delivery log with a redeliver action."""
 
+from typing import Any
+
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
 from django.utils import timezone
 
+from compliance_site.access.models import ApiKey
 from compliance_site.records.models import ResourceType
 from compliance_site.webhooks import services
 from compliance_site.webhooks.models import WebhookDelivery, WebhookEndpoint
@@ -23,15 +28,15 @@ class WebhookEndpointAddForm(forms.ModelForm):
         fields = ["api_key", "url", "resource_types"]
 
     def clean_url(self) -> str:
-        url = self.cleaned_data["url"]
+        url: str = self.cleaned_data["url"]
         try:
             services.webhook_url_check(url=url, allow_private=settings.FETCH_ALLOW_PRIVATE_NETWORKS)
         except services.WebhookRefused as exc:
             raise forms.ValidationError(str(exc)) from exc
         return url
 
-    def clean_api_key(self):
-        key = self.cleaned_data["api_key"]
+    def clean_api_key(self) -> ApiKey:
+        key: ApiKey = self.cleaned_data["api_key"]
         if WebhookEndpoint.objects.filter(api_key=key).count() >= services.MAX_ENDPOINTS_PER_KEY:
             raise forms.ValidationError(
                 f"this key has {services.MAX_ENDPOINTS_PER_KEY} webhooks, the most it may have"
@@ -58,18 +63,29 @@ class WebhookEndpointAdmin(admin.ModelAdmin):
     ]
     actions = ["enable", "rotate_secret"]
 
-    def get_form(self, request, obj=None, change=False, **kwargs):
+    def get_form(
+        self,
+        request: HttpRequest,
+        obj: WebhookEndpoint | None = None,
+        change: bool = False,
+        **kwargs: Any,
+    ) -> type[forms.ModelForm]:
         if obj is None:
             kwargs["form"] = WebhookEndpointAddForm
         return super().get_form(request, obj, change=change, **kwargs)
 
-    def get_fields(self, request, obj=None):
+    # Any: the stubs' return type is a private alias a list[str] is not compatible with.
+    def get_fields(self, request: HttpRequest, obj: WebhookEndpoint | None = None) -> Any:
         return WebhookEndpointAddForm.Meta.fields if obj is None else self.readonly_fields
 
-    def get_readonly_fields(self, request, obj=None):
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: WebhookEndpoint | None = None
+    ) -> list[str] | tuple[str, ...]:
         return [] if obj is None else self.readonly_fields
 
-    def save_model(self, request, obj, form, change) -> None:
+    def save_model(
+        self, request: HttpRequest, obj: WebhookEndpoint, form: Any, change: bool
+    ) -> None:
         if change:
             super().save_model(request, obj, form, change)
             return
@@ -92,7 +108,7 @@ class WebhookEndpointAdmin(admin.ModelAdmin):
         )
 
     @admin.action(description="Rotate the signing secret (shown once)")
-    def rotate_secret(self, request, queryset) -> None:
+    def rotate_secret(self, request: HttpRequest, queryset: QuerySet[WebhookEndpoint]) -> None:
         for endpoint in queryset:
             secret = services.webhook_rotate_secret(endpoint=endpoint)
             self.message_user(
@@ -100,7 +116,7 @@ class WebhookEndpointAdmin(admin.ModelAdmin):
             )
 
     @admin.action(description="Re-enable (waiting deliveries are sent, in order)")
-    def enable(self, request, queryset) -> None:
+    def enable(self, request: HttpRequest, queryset: QuerySet[WebhookEndpoint]) -> None:
         now = timezone.now()
         for endpoint in queryset:
             services.webhook_enable(endpoint=endpoint, now=now)
@@ -125,14 +141,16 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
     search_fields = ["=endpoint__id", "=resource_key"]
     actions = ["redeliver"]
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:
+    def has_change_permission(
+        self, request: HttpRequest, obj: WebhookDelivery | None = None
+    ) -> bool:
         return False
 
     @admin.action(description="Redeliver")
-    def redeliver(self, request, queryset) -> None:
+    def redeliver(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:
         now = timezone.now()
         for delivery in queryset:
             services.delivery_redeliver(delivery=delivery, now=now)

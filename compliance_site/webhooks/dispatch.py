@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import repeat
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -60,7 +61,7 @@ def retry_delay(failures: int) -> timedelta:
     return timedelta(seconds=min(RETRY_FIRST_SECONDS * 2**exponent, RETRY_CAP_SECONDS))
 
 
-def delivery_body(*, delivery: WebhookDelivery, event: dict) -> bytes:
+def delivery_body(*, delivery: WebhookDelivery, event: dict[str, Any]) -> bytes:
     envelope = {
         "id": delivery.pk,
         "type": "change",
@@ -133,7 +134,7 @@ def _claim_heads(
 
 
 def _send(
-    delivery: WebhookDelivery, endpoint: WebhookEndpoint, event: dict, now: datetime
+    delivery: WebhookDelivery, endpoint: WebhookEndpoint, event: dict[str, Any], now: datetime
 ) -> _Outcome:
     """One POST; no database work here (it runs on the pool's threads)."""
     body = delivery_body(delivery=delivery, event=event)
@@ -182,22 +183,22 @@ def _record(
             delivery.delivered_at = now
     with transaction.atomic():
         WebhookDelivery.objects.bulk_update(deliveries, _RECORDED_FIELDS)
-        endpoint = WebhookEndpoint.objects.select_for_update().filter(pk=endpoint.pk).first()
-        if endpoint is None:
+        locked = WebhookEndpoint.objects.select_for_update().filter(pk=endpoint.pk).first()
+        if locked is None:
             return  # deleted by its owner while the round was out
         errors = [outcome.error for outcome in outcomes if outcome.error]
         if len(errors) < len(outcomes):
             # One answer is enough to know the endpoint works.
-            if endpoint.failing_since is not None:
-                endpoint.failing_since = None
-                endpoint.save(update_fields=["failing_since"])
+            if locked.failing_since is not None:
+                locked.failing_since = None
+                locked.save(update_fields=["failing_since"])
             return
-        if endpoint.failing_since is None:
-            endpoint.failing_since = now
-            endpoint.save(update_fields=["failing_since"])
+        if locked.failing_since is None:
+            locked.failing_since = now
+            locked.save(update_fields=["failing_since"])
         disable_after = timedelta(hours=settings.COMPLIANCE_WEBHOOK_DISABLE_AFTER_HOURS)
-        if endpoint.enabled and now - endpoint.failing_since >= disable_after:
-            _disable(endpoint, now, errors[-1])
+        if locked.enabled and now - locked.failing_since >= disable_after:
+            _disable(locked, now, errors[-1])
 
 
 _RECORDED_FIELDS = [

@@ -63,6 +63,7 @@ def caller_authenticate(*, raw: str) -> Caller | None:
     digest = token_hash(raw)
     key = f"token:{digest}"
     copy = caches["process"].get(key)
+    token: ApiToken | None
     if copy is not None:
         token, made_under = _from_copy(copy)
         generation = account_generation(account_id=token.account_id)

@@ -15,7 +15,7 @@ for each request.
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db.models import QuerySet
@@ -56,8 +56,12 @@ def page_bytes(
         paginator = page_paginator(params)
         data = _serialized(view, request, paginator, items, serializer, params, context)
         response = paginator.get_paginated_response(data)
-        return request.accepted_renderer.render(
-            response.data, request.accepted_media_type, view.get_renderer_context()
+        # JSONRenderer, the API's only renderer (settings), renders bytes.
+        return cast(
+            bytes,
+            request.accepted_renderer.render(
+                response.data, request.accepted_media_type, view.get_renderer_context()
+            ),
         )
 
     return _kept(_page_key(request, f"bytes:{shared_as}", params) if shared_as else None, render)

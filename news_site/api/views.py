@@ -3,10 +3,10 @@ what they share is news_site.api.base, the pages they keep news_site.api.pages."
 
 import functools
 import hashlib
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from django.conf import settings
-from django.http import QueryDict
+from django.http import HttpResponse, QueryDict
 from django.utils.cache import patch_cache_control
 from django.utils.functional import SimpleLazyObject
 from rest_framework import serializers
@@ -14,8 +14,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from news_site.accounts import services as accounts
+from news_site.accounts.models import Account
 from news_site.accounts.oidc import id_token_verify
-from news_site.accounts.tokens import caller_followed_feed_ids
+from news_site.accounts.tokens import Caller, caller_followed_feed_ids
 from news_site.api import openapi
 from news_site.api import serializers as shapes
 from news_site.api.base import AccountView, ApiView
@@ -56,7 +57,7 @@ def _validated(serializer_class: type[serializers.Serializer], query_string: str
 
 class EntryListView(ApiView):
     @openapi.ENTRY_LIST_GET
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponse:
         params = _params(shapes.EntryListParams, request)
         entries = entry_popular if params["sort"] == "popular" else entry_list
         return self.page(
@@ -66,7 +67,7 @@ class EntryListView(ApiView):
 
 class EntryPopularView(ApiView):
     @openapi.ENTRY_POPULAR_GET
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponse:
         params = _params(shapes.ListParams, request)
         return self.page(
             request, entry_popular, shapes.EntrySerializer, params, shared_as="entries:popular"
@@ -75,7 +76,7 @@ class EntryPopularView(ApiView):
 
 class EntryFollowsView(AccountView):
     @openapi.ENTRY_FOLLOWS_GET
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponse:
         params = _params(shapes.ListParams, request)
         # The caller's own part is which sources it follows; the page of those sources'
         # entries is the same for anyone following exactly them, so it is shared like the
@@ -136,7 +137,8 @@ class EntrySearchView(ApiView):
 def _followed(request: Request) -> set[int]:
     if request.auth is None:
         return set()
-    return caller_followed_feed_ids(caller=request.auth)
+    # BearerAuthentication (news_site.accounts.authentication) sets a Caller.
+    return caller_followed_feed_ids(caller=cast(Caller, request.auth))
 
 
 def _feed(feed_id: int):
@@ -181,7 +183,7 @@ class FeedDetailView(ApiView):
 
 class FeedEntriesView(ApiView):
     @openapi.FEED_ENTRIES_GET
-    def get(self, request: Request, feed_id: int) -> Response:
+    def get(self, request: Request, feed_id: int) -> HttpResponse:
         params = _params(shapes.ListParams, request)
         feed = _feed(feed_id)
         return self.page(
@@ -197,13 +199,13 @@ class FeedFollowView(AccountView):
     @openapi.FEED_FOLLOW_POST
     def post(self, request: Request, feed_id: int) -> Response:
         feed = _feed(feed_id)
-        accounts.follow_create(account=request.user, feed=feed)
+        accounts.follow_create(account=cast(Account, request.user), feed=feed)
         return item_response({"feed_id": feed.pk, "is_following": True})
 
     @openapi.FEED_FOLLOW_DELETE
     def delete(self, request: Request, feed_id: int) -> Response:
         feed = _feed(feed_id)
-        accounts.follow_delete(account=request.user, feed=feed)
+        accounts.follow_delete(account=cast(Account, request.user), feed=feed)
         return item_response({"feed_id": feed.pk, "is_following": False})
 
 
@@ -219,7 +221,7 @@ def _tag(slug: str):
 
 class TagListView(ApiView):
     @openapi.TAG_LIST_GET
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponse:
         params = _params(shapes.PageParams, request)
         return self.page(request, selectors.tag_list_with_entries, shapes.TagSerializer, params)
 
@@ -232,7 +234,7 @@ class TagDetailView(ApiView):
 
 class TagEntriesView(ApiView):
     @openapi.TAG_ENTRIES_GET
-    def get(self, request: Request, slug: str) -> Response:
+    def get(self, request: Request, slug: str) -> HttpResponse:
         params = _params(shapes.ListParams, request)
         tag = _tag(slug)
         return self.page(
@@ -249,7 +251,7 @@ class TagEntriesView(ApiView):
 
 class StoryListView(ApiView):
     @openapi.STORY_LIST_GET
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponse:
         params = _params(shapes.PageParams, request)
         stories = StoryFilter(request.query_params, queryset=story_selectors.story_list())
         if not stories.is_valid():
@@ -279,7 +281,7 @@ class StoryDetailView(ApiView):
 
 class EpisodeListView(ApiView):
     @openapi.EPISODE_LIST_GET
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponse:
         params = _params(shapes.PageParams, request)
         return self.page(request, podcast_selectors.episode_list, shapes.EpisodeSerializer, params)
 
@@ -302,6 +304,16 @@ class EpisodeDetailView(ApiView):
 
 # A mail relay that refused a code is usually back within the minute.
 MAIL_RETRY_AFTER_SECONDS = 30
+
+
+class _Budget(TypedDict):
+    """The rate-limit bucket of `ApiView.limit` and `usage_count`."""
+
+    group: str
+    bucket: str
+    rate: Rate
+    policy: str
+    fail_closed: bool
 
 
 class LoginView(ApiView):
@@ -348,7 +360,7 @@ class LoginView(ApiView):
         return item_response(data)
 
     def _send_code(self, request: Request, email: str) -> Response:
-        budget = {
+        budget: _Budget = {
             "group": "news-login-code",
             "bucket": accounts.email_normalize(email),
             "rate": Rate.parse(settings.NEWS_LOGIN_CODE_RATE_LIMIT),
@@ -380,12 +392,12 @@ class LoginView(ApiView):
 class LogoutView(AccountView):
     @openapi.LOGOUT_POST
     def post(self, request: Request) -> Response:
-        accounts.token_revoke(token=request.auth.token)
+        accounts.token_revoke(token=cast(Caller, request.auth).token)
         return Response(status=204)
 
 
 class AccountDeleteView(AccountView):
     @openapi.ACCOUNT_DELETE
     def delete(self, request: Request) -> Response:
-        accounts.account_delete(account=request.user)
+        accounts.account_delete(account=cast(Account, request.user))
         return Response(status=204)

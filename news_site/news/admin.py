@@ -1,7 +1,7 @@
 """The editors' admin: sources with their health, entries and their summaries, guides."""
 
 import functools
-from typing import Any
+from typing import Any, cast
 
 import markdown
 from django import forms
@@ -90,7 +90,8 @@ class FeedAddForm(forms.ModelForm):
         fields = ("url", "language", "kind")
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        # ModelForm.clean answers the cleaned data (None only from a Form that overrides it).
+        cleaned = cast(dict[str, Any], super().clean())
         address = (cleaned.get("url") or "").strip()
         if address and "://" not in address:
             address = f"https://{address}"
@@ -172,10 +173,12 @@ class FeedAdmin(NewsAdmin):
     )
     actions = ("fetch_now",)
 
-    def get_form(self, request: HttpRequest, obj: Feed | None = None, **kwargs: Any) -> Any:
+    def get_form(
+        self, request: HttpRequest, obj: Feed | None = None, change: bool = False, **kwargs: Any
+    ) -> Any:
         if obj is None:
             kwargs["form"] = FeedAddForm
-        return super().get_form(request, obj, **kwargs)
+        return super().get_form(request, obj, change=change, **kwargs)
 
     def get_fieldsets(self, request: HttpRequest, obj: Feed | None = None) -> Any:
         if obj is None:

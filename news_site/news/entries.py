@@ -47,6 +47,7 @@ def entries_store(*, feed: Feed, items: list[ParsedItem], now: datetime) -> tupl
         Q(guid_hash__in=[k[2] for k in keyed]) | Q(canonical_url_hash__in=[k[3] for k in keyed])
     )
     by_hash: dict[str, Entry] = {}
+    entry: Entry | None
     for entry in existing:
         by_hash[entry.guid_hash] = entry
         by_hash[entry.canonical_url_hash] = entry

@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.utils import parsedate_to_datetime
-from typing import Protocol
+from typing import Protocol, cast
 
 from django.conf import settings
 from django.db import transaction
@@ -184,7 +184,10 @@ def feed_refresh(
             failed: list[str] = []
             if feed.kind == FeedKind.PODCAST:
                 new_entries = 0
-                new_episodes = store_episodes(feed, parsed.episodes, fetcher=fetcher)
+                # Set for a podcast feed: checked before the fetch.
+                new_episodes = cast(EpisodesStore, store_episodes)(
+                    feed, parsed.episodes, fetcher=fetcher
+                )
             else:
                 new_entries, failed = entries_store(feed=feed, items=parsed.items, now=now)
                 new_episodes = 0

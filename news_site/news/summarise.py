@@ -186,7 +186,8 @@ def _parse_summary(content: str) -> Summary:
     swedish = model_text(swedish) if isinstance(swedish, str) else ""
     if not swedish:
         raise SummaryError("the model gave no Swedish summary")
-    tags = data.get("tags") if isinstance(data.get("tags"), list) else []
+    raw_tags = data.get("tags")
+    tags = raw_tags if isinstance(raw_tags, list) else []
     cleaned_tags = [model_text(t) for t in tags if isinstance(t, str)]
     return Summary(
         original=model_text(original) if isinstance(original, str) else "",

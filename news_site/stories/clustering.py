@@ -18,6 +18,7 @@ hosts: the run holds a lock in the shared cache (shared.cache.lock_held).
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import cast
 
 from django.conf import settings
 from django.db import transaction
@@ -172,8 +173,9 @@ def _story_choose(*, entry: Entry, context: ClusteringContext, report: ClusterRe
     best_link: tuple[float, Candidate] | None = None
     for candidate in context.nearby(entry, terms):
         story = candidate.story
-        gap = moment - story.last_entry_published_at
-        if story.first_entry_published_at - moment > window or gap > span:
+        # A story in the index has members, so both of its times are set.
+        gap = moment - cast(datetime, story.last_entry_published_at)
+        if cast(datetime, story.first_entry_published_at) - moment > window or gap > span:
             continue
         score = similarity(
             vector=terms.weighted,
@@ -193,7 +195,7 @@ def _story_choose(*, entry: Entry, context: ClusteringContext, report: ClusterRe
     if best_join is not None:
         candidate = best_join[1]
         story = candidate.story
-        reopened = moment - story.last_entry_published_at > quiet
+        reopened = moment - cast(datetime, story.last_entry_published_at) > quiet
         counts["stories_reopened" if reopened else "stories_joined"] = 1
     else:
         predecessor = best_link[1].story if best_link is not None else None
@@ -208,8 +210,8 @@ def _story_choose(*, entry: Entry, context: ClusteringContext, report: ClusterRe
 
     story.centroid = centroid_add(story.centroid, vector)
     story.entities = sorted(set(story.entities) | entities)
-    story.first_entry_published_at = min(story.first_entry_published_at, moment)
-    story.last_entry_published_at = max(story.last_entry_published_at, moment)
+    story.first_entry_published_at = min(cast(datetime, story.first_entry_published_at), moment)
+    story.last_entry_published_at = max(cast(datetime, story.last_entry_published_at), moment)
     candidate.vector = context.idf.apply(story.centroid)
     context.story_put(candidate)
     for name, count in counts.items():

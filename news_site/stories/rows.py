@@ -1,14 +1,17 @@
 """Writing a different value per row to many rows at once: the bulk statements behind
 clustering's assignments, recounts and story texts."""
 
+from collections.abc import Sequence
+from typing import cast
+
 from django.db import connection
-from django.db.models import Model
+from django.db.models import Field, Model
 
 # Rows written per statement on PostgreSQL.
 _WRITE_CHUNK = 500
 
 
-def rows_update(model: type[Model], objects: list[Model], fields: list[str]) -> None:
+def rows_update(model: type[Model], objects: Sequence[Model], fields: list[str]) -> None:
     """Write `fields` of each object, a different value per row. On PostgreSQL one UPDATE ...
     FROM (VALUES ...) per _WRITE_CHUNK rows; elsewhere one UPDATE per row, sent together
     (executemany). Django's bulk_update builds a CASE expression per row and field, which cost
@@ -17,9 +20,10 @@ def rows_update(model: type[Model], objects: list[Model], fields: list[str]) -> 
     if not objects:
         return
     meta = model._meta
-    columns = [meta.get_field(name) for name in fields]
+    # Concrete fields (a column each): never a reverse relation.
+    columns = [cast(Field, meta.get_field(name)) for name in fields]
     quote = connection.ops.quote_name
-    table, key = quote(meta.db_table), quote(meta.pk.column)
+    table, key = quote(meta.db_table), quote(cast(str, meta.pk.column))
     rows = [
         [row.pk]
         + [column.get_db_prep_save(getattr(row, column.attname), connection) for column in columns]
@@ -27,7 +31,7 @@ def rows_update(model: type[Model], objects: list[Model], fields: list[str]) -> 
     ]
     with connection.cursor() as cursor:
         if connection.vendor != "postgresql":
-            assignments = ", ".join(f"{quote(column.column)} = %s" for column in columns)
+            assignments = ", ".join(f"{quote(cast(str, column.column))} = %s" for column in columns)
             # Names from the model's metadata, quoted; every value is a parameter.
             sql = f"UPDATE {table} SET {assignments} WHERE {key} = %s"  # noqa: S608
             cursor.executemany(sql, [[*values, pk] for pk, *values in rows])
@@ -36,7 +40,7 @@ def rows_update(model: type[Model], objects: list[Model], fields: list[str]) -> 
         # The VALUES list's columns have no type of their own (a column of NULLs reads as text):
         # each is cast to its column's.
         assignments = ", ".join(
-            f"{quote(column.column)} = v.c{n}::{column.cast_db_type(connection)}"
+            f"{quote(cast(str, column.column))} = v.c{n}::{column.cast_db_type(connection)}"
             for n, column in enumerate(columns)
         )
         placeholders = "(" + ", ".join(["%s"] * (len(columns) + 1)) + ")"

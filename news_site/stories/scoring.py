@@ -9,7 +9,7 @@ events about one product stay apart unless their wording also agrees.
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 
@@ -98,8 +98,9 @@ class ClusteringContext:
             candidate,
             vector=candidate.vector,
             entities=story.entities,
-            first=story.first_entry_published_at,
-            last=story.last_entry_published_at,
+            # Both set: an indexed story has members, and a new one is dated by its first entry.
+            first=cast(datetime, story.first_entry_published_at),
+            last=cast(datetime, story.last_entry_published_at),
         )
 
     def entry_terms(self, entry: Entry) -> _EntryTerms:

@@ -7,6 +7,7 @@ import json
 import logging
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import cast
 
 from django.db.models import QuerySet
 from django.utils.text import slugify
@@ -106,7 +107,8 @@ def stories_write(*, stories: QuerySet[Story], model: ChatModel | None) -> Texts
         chunk = ordered[start : start + _WRITE_CHUNK]
         members_of: dict[int, list[Entry]] = defaultdict(list)
         for entry in selectors.stories_members(story_ids=[story.pk for story in chunk]):
-            members_of[entry.story_id].append(entry)
+            # Members of the stories asked for: story_id is set.
+            members_of[cast(int, entry.story_id)].append(entry)
         written: list[Story] = []
         for story in chunk:
             members = members_of[story.pk]

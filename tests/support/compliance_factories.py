@@ -20,7 +20,12 @@ from compliance_site.monitoring.models import (
     ReviewFlag,
     SourceSnapshot,
 )
-from compliance_site.records.documents import JURISDICTIONS, SCHEMA_VERSION, key_diff, payload_hash
+from compliance_site.records.documents import (
+    FIRST_SCHEMA_VERSION,
+    JURISDICTIONS,
+    key_diff,
+    payload_hash,
+)
 from compliance_site.records.models import (
     ChangeSource,
     IndexCursor,
@@ -101,11 +106,12 @@ class ResourceVersionFactory(DjangoModelFactory):
     sequence = factory.Sequence(lambda n: n + 1)
     payload = factory.LazyAttribute(lambda v: {"state_abbreviation": v.resource_key})
     payload_hash = factory.LazyAttribute(lambda v: payload_hash(v.payload))
-    payload_schema_version = SCHEMA_VERSION
+    payload_schema_version = FIRST_SCHEMA_VERSION
     yaml_path = factory.LazyAttribute(lambda v: f"states/{v.resource_key}.yaml")
     commit_sha = factory.Sequence(lambda n: hashlib.sha1(str(n).encode()).hexdigest())  # noqa: S324
     git_sha = factory.LazyAttribute(lambda v: v.commit_sha[:12])
     committed_at = factory.LazyFunction(lambda: timezone.now().astimezone(UTC))
+    git_committed_at = factory.SelfAttribute("committed_at")
     released_at = factory.LazyAttribute(lambda v: v.committed_at.date())
     committed_by = "Editor <editor@example.org>"
     change_summary = "Update the record."

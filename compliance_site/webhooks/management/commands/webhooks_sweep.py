@@ -1,6 +1,8 @@
 """Fan out new change events and send the deliveries that are due (compliance_site/webhooks)."""
 
-from django.core.management.base import BaseCommand
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
 
 from compliance_site.webhooks.tasks import webhooks_sweep
 
@@ -11,12 +13,12 @@ class Command(BaseCommand):
         "With --enqueue the task worker does it (the periodic schedule); without, it runs here."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--enqueue", action="store_true", help="Queue the sweep for the task worker."
         )
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         if options["enqueue"]:
             result = webhooks_sweep.enqueue()
             if options["verbosity"] >= 2:

@@ -1,5 +1,6 @@
 """Register the sources of an OPML file: `python -m news_site import_opml FILE`."""
 
+import sys
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -19,7 +20,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         path: Path = options["file"]
         try:
-            data = self.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
+            data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror}") from exc
         try:
