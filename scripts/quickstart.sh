@@ -16,16 +16,31 @@ export VAR_DIR=$(realpath -m "${VAR_DIR:-var}")
 export ENV_FILE=$(realpath -m "${ENV_FILE:-.env}")
 mkdir -p "$VAR_DIR"
 
+step() { printf '==> %s\n' "$*"; }
+# Taken ports are refused before anything starts (`make run` checked already; others call this
+# script directly).
+"$bin/python" scripts/ports_free.py NEWS_PORT="$news_port" COMPLIANCE_PORT="$compliance_port"
+
 "$bin/python" scripts/quickstart_env.py "$ENV_FILE" --var-dir "$VAR_DIR"
 setting() { "$bin/python" -c 'import sys; from dotenv import dotenv_values; print(dotenv_values(sys.argv[1]).get(sys.argv[2]) or "")' "$ENV_FILE" "$1"; }
 
 for project in compliance_site news_site; do
-  "$bin/python" -m $project migrate --noinput -v 0
+  step "${project%_site}: migrating the database in $VAR_DIR"
+  # A line per ten migrations applied, then the count (none on a later start).
+  "$bin/python" -m $project migrate --noinput -v 1 | awk '
+    /^  Applying / { n++; if (n % 10 == 0) { printf "    %d migrations applied...\n", n; fflush() } }
+    END { printf "    %s\n", n ? n " migrations applied" : "up to date" }'
 done
+step "compliance: loading the demo data (sample repository, versions, monitoring snapshots)"
 # The compliance demo issues a fresh key each time (keys are stored hashed); keep it in .env.
-demo_key=$("$bin/python" -m compliance_site load_demo | tail -n 1)
+"$bin/python" -m compliance_site load_demo >"$VAR_DIR/compliance_demo.out"
+head -n -2 "$VAR_DIR/compliance_demo.out" | sed 's/^/    /'
+demo_key=$(tail -n 1 "$VAR_DIR/compliance_demo.out")
+rm -f "$VAR_DIR/compliance_demo.out"
 "$bin/python" scripts/quickstart_env.py "$ENV_FILE" --var-dir "$VAR_DIR" --set "COMPLIANCE_DEMO_API_KEY=$demo_key"
-"$bin/python" -m news_site load_demo
+step "news: loading the demo data (feeds, entries, stories, guides)"
+"$bin/python" -m news_site load_demo | sed 's/^/    /'
+step "creating the demo admin account on both services"
 # The demo admin account on both services, with the password from .env.
 for project in compliance_site news_site; do
   "$bin/python" -m $project shell -v 0 -c '
@@ -36,6 +51,7 @@ user.is_staff = user.is_superuser = True
 user.set_password(os.environ["DEMO_ADMIN_PASSWORD"])
 user.save()'
 done
+step "starting both services, the task worker and the ingest schedule"
 
 pids=()
 stop() {
