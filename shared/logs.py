@@ -4,10 +4,12 @@ Every record of a process (Django, gunicorn, uvicorn, our own loggers) goes thro
 `JsonFormatter`, the production default; `LOG_FORMAT=text` (the quick start's .env) writes the
 same records as short lines for a person at a terminal (`TextFormatter`). `LOG_LEVEL` is the
 level of the one handler, so it holds for every logger, including those that set their own
-level (django-tasks' worker sets INFO on its loggers). A request's id comes from its `X-Request-ID` header when that is well formed
-(nginx sets it to its own `$request_id`), else a new one is made; it is echoed in the response
-and stamped on every line logged while the request is served, so one id finds the access line,
-the warnings and the traceback of one request across nginx and the application.
+level (django-tasks' worker sets INFO on its loggers).
+
+A request's id comes from its `X-Request-ID` header when that is well formed (nginx sets it to
+its own `$request_id`), else a new one is made; it is echoed in the response and stamped on
+every line logged while the request is served, so one id finds the access line, the warnings
+and the traceback of one request across nginx and the application.
 """
 
 import json
