@@ -1,11 +1,13 @@
 # The operator interface: `make run` and `make test` do all the set-up on a fresh machine.
 SHELL := /bin/bash
-# The first supported interpreter found; `make run PYTHON=python3.13` chooses another. Every one
-# of them has semantic search: it needs no torch (news_site/search/onnx_export.py).
-SUPPORTED := python3.11 python3.12 python3.13 python3
-PYTHON ?= $(firstword $(foreach p,$(SUPPORTED),$(shell command -v $(p) >/dev/null 2>&1 && \
-  $(p) -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))' 2>/dev/null && \
-  echo $(p))))
+# The first supported interpreter found, looked up once and kept as its own path (a pyenv shim
+# costs a second per call); `make run PYTHON=python3.13` chooses another. Every one of them has
+# semantic search: it needs no torch (news_site/search/onnx_export.py).
+ifeq ($(origin PYTHON),undefined)
+PYTHON := $(shell for p in python3.11 python3.12 python3.13 python3; do $$p -c 'import sys; \
+  ok = (3, 11) <= sys.version_info[:2] <= (3, 13); ok and print(sys.executable); \
+  sys.exit(not ok)' 2>/dev/null && break; done)
+endif
 PYVER := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -39,7 +41,7 @@ $(INSTALLED): $(RUNTIME)
 # Taken ports are refused first, in a second, before anything is installed or started.
 run:
 	@$(or $(PYTHON),python3) scripts/ports_free.py NEWS_PORT=$(NEWS_PORT) COMPLIANCE_PORT=$(COMPLIANCE_PORT)
-	@$(MAKE) --no-print-directory $(RUNTIME)
+	@$(MAKE) --no-print-directory $(RUNTIME) PYTHON=$(PYTHON)
 	@NEWS_PORT=$(NEWS_PORT) COMPLIANCE_PORT=$(COMPLIANCE_PORT) VENV=$(VENV) bash scripts/quickstart.sh
 
 # The deployed stack on loopback from the shipped deploy/ configs: nginx with TLS (self-signed)

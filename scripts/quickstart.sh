@@ -25,39 +25,18 @@ step() { printf '==> %s\n' "$*"; }
 setting() { "$bin/python" -c 'import sys; from dotenv import dotenv_values; print(dotenv_values(sys.argv[1]).get(sys.argv[2]) or "")' "$ENV_FILE" "$1"; }
 
 # Each service's database: migrations, the demo data, the demo admin account (with the
-# password from .env). The two are apart (a SQLite file each), so they are prepared side by
-# side, each line of progress named after its service.
-prepare() {  # prepare PROJECT
-  local project=$1 name=${1%_site}
-  step "$name: migrating its database in $VAR_DIR"
-  # A line per ten migrations applied, then the count (none on a later start).
-  "$bin/python" -m $project migrate --noinput -v 1 | awk -v name="$name" '
-    /^  Applying / { n++; if (n % 10 == 0) { printf "    %s: %d migrations applied...\n", name, n; fflush() } }
-    END { printf "    %s: %s\n", name, n ? n " migrations applied" : "migrations up to date" }'
-  if [ $project = compliance_site ]; then
-    step "compliance: loading the demo data (sample repository, versions, monitoring snapshots)"
-    # The last line is the demo API key, issued afresh each time (keys are stored hashed).
-    "$bin/python" -m compliance_site load_demo >"$VAR_DIR/compliance_demo.out"
-    head -n -2 "$VAR_DIR/compliance_demo.out" | sed "s/^/    $name: /"
-  else
-    step "news: loading the demo data (feeds, entries, stories, guides, embeddings)"
-    "$bin/python" -m news_site load_demo | sed "s/^/    $name: /"
-  fi
-  "$bin/python" -m $project shell -v 0 -c '
-import os
-from django.contrib.auth import get_user_model
-user, _ = get_user_model().objects.get_or_create(username=os.environ["DEMO_ADMIN_USERNAME"])
-user.is_staff = user.is_superuser = True
-user.set_password(os.environ["DEMO_ADMIN_PASSWORD"])
-user.save()'
-  step "$name: demo admin account '$(setting DEMO_ADMIN_USERNAME)' ready"
-}
-prepare compliance_site & compliance_ready=$!
-prepare news_site & news_ready=$!
+# password from .env), one process per service (scripts/quickstart_prepare.py). The two are
+# apart (a SQLite file each), so they are prepared side by side.
+key_file=$VAR_DIR/compliance_demo_key
+rm -f "$key_file"
+"$bin/python" scripts/quickstart_prepare.py compliance_site --key-file "$key_file" &
+compliance_ready=$!
+"$bin/python" scripts/quickstart_prepare.py news_site &
+news_ready=$!
 wait $compliance_ready || { echo "quick start: preparing the compliance service failed" >&2; exit 1; }
 wait $news_ready || { echo "quick start: preparing the news service failed" >&2; exit 1; }
-demo_key=$(tail -n 1 "$VAR_DIR/compliance_demo.out")
-rm -f "$VAR_DIR/compliance_demo.out"
+demo_key=$(cat "$key_file")
+rm -f "$key_file"
 "$bin/python" scripts/quickstart_env.py "$ENV_FILE" --var-dir "$VAR_DIR" --set "COMPLIANCE_DEMO_API_KEY=$demo_key"
 step "starting both services, the task worker and the ingest schedule"
 
