@@ -9,6 +9,7 @@ compliance demo's fresh API key goes to the key file (mode 0600), never to the t
 """
 
 import argparse
+import contextlib
 import io
 import os
 import sys
@@ -36,8 +37,10 @@ class MigrationCount(io.TextIOBase):
         return len(text)
 
 
-def say(name: str, line: str) -> None:
-    print(f"    {name}: {line}", flush=True)
+def say(name: str, line: str, *, head: str = "   ") -> None:
+    # One write per line: the other service's lines go to the same terminal meanwhile.
+    sys.stdout.write(f"{head} {name}: {line}\n")
+    sys.stdout.flush()
 
 
 def prepare(project: str) -> str | None:
@@ -51,9 +54,11 @@ def prepare(project: str) -> str | None:
     call_command("migrate", interactive=False, verbosity=1, stdout=count)
     say(name, f"{count.applied} migrations applied" if count.applied else "migrations up to date")
 
-    print(f"==> {name}: loading the demo data", flush=True)
+    say(name, "loading the demo data", head="==>")
     out = io.StringIO()
-    call_command("load_demo", stdout=out)
+    # Commands it calls (the compliance reindex) write to sys.stdout: their lines are named too.
+    with contextlib.redirect_stdout(out):
+        call_command("load_demo", stdout=out)
     lines = out.getvalue().splitlines()
     # The compliance demo ends with a label and the key: the key is handed back, not shown here.
     key = lines[-1] if project == "compliance_site" else None
@@ -77,7 +82,7 @@ def main() -> int:
     args = parser.parse_args()
     load_env_file()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", f"{args.project}.settings")
-    print(f"==> {args.project.removesuffix('_site')}: migrating its database", flush=True)
+    say(args.project.removesuffix("_site"), "migrating its database", head="==>")
     key = prepare(args.project)
     if key and args.key_file:
         args.key_file.touch(mode=0o600)
