@@ -43,8 +43,10 @@ edge_limits=${RUN_PROD_EDGE_LIMITS:-on}
 
 fail() { echo "run-prod: $*" >&2; exit 1; }
 
-nginx=$(command -v nginx || command -v /usr/sbin/nginx) || fail "nginx is not installed"
-command -v openssl >/dev/null || fail "openssl is not installed"
+if [ "$mode" = serve ]; then
+  nginx=$(command -v nginx || command -v /usr/sbin/nginx) || fail "nginx is not installed"
+  command -v openssl >/dev/null || fail "openssl is not installed"
+fi
 "$bin/python" scripts/services_ready.py "$pg_url/postgres" "$redis_url" ||
   fail "PostgreSQL ($pg_url) and Redis ($redis_url) must answer"
 
