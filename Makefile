@@ -1,22 +1,20 @@
 # The operator interface: `make run` and `make test` do all the set-up on a fresh machine.
 SHELL := /bin/bash
-# The first supported interpreter found (3.11 first: the only one with the CPU torch wheel the
-# semantic search extra pins here); `make run PYTHON=python3.13` chooses another.
-SUPPORTED := python3.11 python3.12 python3.13 python3
-PYTHON ?= $(firstword $(foreach p,$(SUPPORTED),$(shell command -v $(p) >/dev/null 2>&1 && \
-  $(p) -c 'import sys; sys.exit(not (3, 11) <= sys.version_info[:2] <= (3, 13))' 2>/dev/null && \
-  echo $(p))))
+# The first supported interpreter found, looked up once and kept as its own path (a pyenv shim
+# costs a second per call); `make run PYTHON=python3.13` chooses another. Every one of them has
+# semantic search: it needs no torch (news_site/search/onnx_export.py).
+ifeq ($(origin PYTHON),undefined)
+PYTHON := $(shell for p in python3.11 python3.12 python3.13 python3; do $$p -c 'import sys; \
+  ok = (3, 11) <= sys.version_info[:2] <= (3, 13); ok and print(sys.executable); \
+  sys.exit(not ok)' 2>/dev/null && break; done)
+endif
 PYVER := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
 VENV ?= .venv
 BIN := $(VENV)/bin
-# One stamp per interpreter: a .venv made by another Python is rebuilt.
-INSTALLED := $(VENV)/.installed-$(PYVER)
-# Semantic search needs torch, pinned to the CPU build whose wheel is at hand for Python 3.11
-# only; elsewhere pip would fetch the multi-gigabyte CUDA build, so other interpreters install
-# without it (keyword search answers) unless SEMANTIC=1.
-SEMANTIC ?= $(if $(filter 3.11,$(PYVER)),1,0)
-comma := ,
-EXTRAS := dev$(if $(filter 1,$(SEMANTIC)),$(comma)semantic)
+# Two stamps per interpreter (a .venv made by another Python is rebuilt): what running needs
+# (make run, run-prod), and that plus the test tooling (make test, lint, smoke, bench).
+RUNTIME := $(VENV)/.installed-run-$(PYVER)
+INSTALLED := $(VENV)/.installed-test-$(PYVER)
 NEWS_PORT ?= 8000
 COMPLIANCE_PORT ?= 8001
 PG_URL ?= postgres://postgres@127.0.0.1:5432
@@ -26,34 +24,42 @@ REDIS_SERVER ?= redis://127.0.0.1:6379
 SQLITE_REDIS_DB ?= 10
 POSTGRES_REDIS_DB ?= 12
 
-.PHONY: run run-prod test lint format bench clean mcp-conformance smoke smoke-installed
+.PHONY: run run-prod run-prod-admin test lint format bench clean mcp-conformance smoke smoke-installed
 
-$(INSTALLED): pyproject.toml
+$(RUNTIME): pyproject.toml scripts/install.sh
 	@[ -n "$(PYVER)" ] || { echo "No supported Python (3.11-3.13) found (PYTHON=$(PYTHON)); install one or pass PYTHON=/path/to/python3.1x" >&2; exit 1; }
-	@if [ -x $(BIN)/python ] && [ "$$($(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYVER)" ]; then \
-	  echo "$(VENV) was made by another Python: rebuilding it with $(PYTHON) ($(PYVER))"; rm -rf $(VENV); fi
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[$(EXTRAS)]'
-	@[ "$(SEMANTIC)" = 1 ] || echo "!! Python $(PYVER): installed without semantic search (keyword search answers); SEMANTIC=1 adds it"
-	@# The browser tests drive the system's Chromium (never a downloaded one).
-	@command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || \
-	  echo "!! chromium is not installed (apt-get install chromium): the browser tests will be skipped"
-	rm -f $(VENV)/.installed-*
-	touch $@
+	@VENV=$(VENV) PYTHON=$(PYTHON) bash scripts/install.sh run
+	@rm -f $(VENV)/.installed-*
+	@touch $@
+
+$(INSTALLED): $(RUNTIME)
+	@VENV=$(VENV) PYTHON=$(PYTHON) bash scripts/install.sh test
+	@touch $@
 
 # The quick start (scripts/quickstart.sh): embedded SQLite, in-process caches, the demo data,
 # both services on loopback with the task worker and the ingest schedule; settings in .env.
-run: $(INSTALLED)
-	NEWS_PORT=$(NEWS_PORT) COMPLIANCE_PORT=$(COMPLIANCE_PORT) VENV=$(VENV) bash scripts/quickstart.sh
+# Taken ports are refused first, in a second, before anything is installed or started.
+run:
+	@$(or $(PYTHON),python3) scripts/ports_free.py NEWS_PORT=$(NEWS_PORT) COMPLIANCE_PORT=$(COMPLIANCE_PORT)
+	@$(MAKE) --no-print-directory $(RUNTIME) PYTHON=$(PYTHON)
+	@NEWS_PORT=$(NEWS_PORT) COMPLIANCE_PORT=$(COMPLIANCE_PORT) VENV=$(VENV) bash scripts/quickstart.sh
 
 # The deployed stack on loopback from the shipped deploy/ configs: nginx with TLS (self-signed)
 # in front of gunicorn for both services, the news task worker, PostgreSQL and Redis.
 # It shares the quick start's secret key (from .env) and reads nothing else from .env.
-run-prod: $(INSTALLED)
+run-prod: $(RUNTIME)
 	$(BIN)/python scripts/quickstart_env.py .env --var-dir var
 	SECRET_KEY="$$($(BIN)/python -c 'from dotenv import dotenv_values; print(dotenv_values(".env")["SECRET_KEY"])')" \
 	  PG_URL="$(PG_URL)" ENV_FILE= bash scripts/run_prod.sh
+
+# An admin account in run-prod's databases (Django's createsuperuser with run-prod's settings;
+# SERVICE=news|compliance|both, ARGS="--noinput --username U --email E" with
+# DJANGO_SUPERUSER_PASSWORD set for no questions).
+SERVICE ?= both
+run-prod-admin: $(RUNTIME)
+	@$(BIN)/python scripts/quickstart_env.py .env --var-dir var
+	@SECRET_KEY="$$($(BIN)/python -c 'from dotenv import dotenv_values; print(dotenv_values(".env").get("SECRET_KEY") or "")')" \
+	  PG_URL="$(PG_URL)" ENV_FILE= bash scripts/run_prod.sh createsuperuser $(SERVICE) $(ARGS)
 
 # Types: django-stubs reads one settings module per run, so each project is checked on its own
 # (with its own cache); the settings need a secret key and must not read a developer's .env.

@@ -16,6 +16,7 @@ from shared.settings_base import (
     DJANGO_TEMPLATES,
     HSTS_SECONDS,
     OBSERVABILITY_MIDDLEWARE,
+    ROOT_FILES,
     SHARED_APPS,
     STATIC_MIDDLEWARE,
     VAR_DIR,
@@ -39,6 +40,8 @@ STATIC_ROOT = static_root("compliance")
 # WhiteNoise serves the apps' static files from their folders in every mode; nginx serves the
 # collected copy in production and never passes /static/ on.
 WHITENOISE_USE_FINDERS = True
+# /favicon.ico and the other files a browser asks for at the root (shared/root_files/).
+WHITENOISE_ROOT = ROOT_FILES
 # The service stores no uploads; a media prefix keeps test servers from treating every path
 # as a media file.
 MEDIA_URL = "media/"
@@ -132,7 +135,12 @@ DISPLAY_TIME_ZONE_PATHS = r"^/admin/"
 
 # --- Logging and metrics ------------------------------------------------------------------
 # JSON lines on stderr, each with the id of the request it belongs to (shared/logs.py).
-LOGGING = logging_config(service="compliance", level=env_str("LOG_LEVEL", "INFO"))
+LOGGING = logging_config(
+    service="compliance",
+    level=env_str("LOG_LEVEL", "INFO"),
+    # "text": readable lines for a terminal (the quick start's .env sets it).
+    log_format=env_str("LOG_FORMAT", "json"),
+)
 # Who may read /metrics (addresses or networks); nginx never passes the path on.
 METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", "127.0.0.1,::1")
 # /metrics reports reindex results from the runs recorded in the database.

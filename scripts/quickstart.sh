@@ -17,26 +17,13 @@ export VAR_DIR=$(realpath -m "${VAR_DIR:-var}")
 export ENV_FILE=$(realpath -m "${ENV_FILE:-.env}")
 mkdir -p "$VAR_DIR"
 
+step() { printf '==> %s\n' "$*"; }
+# Taken ports are refused before anything starts (`make run` checked already; others call this
+# script directly).
+"$bin/python" scripts/ports_free.py NEWS_PORT="$news_port" COMPLIANCE_PORT="$compliance_port"
+
 "$bin/python" scripts/quickstart_env.py "$ENV_FILE" --var-dir "$VAR_DIR"
 setting() { "$bin/python" -c 'import sys; from dotenv import dotenv_values; print(dotenv_values(sys.argv[1]).get(sys.argv[2]) or "")' "$ENV_FILE" "$1"; }
-
-for project in compliance_site news_site; do
-  "$bin/python" -m $project migrate --noinput -v 0
-done
-# The compliance demo issues a fresh key each time (keys are stored hashed); keep it in .env.
-demo_key=$("$bin/python" -m compliance_site load_demo | tail -n 1)
-"$bin/python" scripts/quickstart_env.py "$ENV_FILE" --var-dir "$VAR_DIR" --set "COMPLIANCE_DEMO_API_KEY=$demo_key"
-"$bin/python" -m news_site load_demo
-# The demo admin account on both services, with the password from .env.
-for project in compliance_site news_site; do
-  "$bin/python" -m $project shell -v 0 -c '
-import os
-from django.contrib.auth import get_user_model
-user, _ = get_user_model().objects.get_or_create(username=os.environ["DEMO_ADMIN_USERNAME"])
-user.is_staff = user.is_superuser = True
-user.set_password(os.environ["DEMO_ADMIN_PASSWORD"])
-user.save()'
-done
 
 pids=()
 stop() {
@@ -46,21 +33,28 @@ stop() {
 }
 trap stop INT TERM EXIT
 
-"$bin/gunicorn" news_site.asgi:application -k uvicorn_worker.UvicornWorker \
-  --bind "127.0.0.1:$news_port" --workers 1 --log-level warning &
-pids+=($!)
+# Each service's database: migrations, the demo data, the demo admin account (with the
+# password from .env), one process per service (scripts/quickstart_prepare.py). The two are
+# apart (a SQLite file each), so they are prepared side by side, and each service starts as
+# soon as its database is ready (the compliance one usually first).
+key_file=$VAR_DIR/compliance_demo_key
+rm -f "$key_file"
+"$bin/python" scripts/quickstart_prepare.py compliance_site --key-file "$key_file" &
+compliance_ready=$!
+"$bin/python" scripts/quickstart_prepare.py news_site &
+news_ready=$!
+wait $compliance_ready || { echo "quick start: preparing the compliance service failed" >&2; exit 1; }
+demo_key=$(cat "$key_file")
+rm -f "$key_file"
+"$bin/python" scripts/quickstart_env.py "$ENV_FILE" --var-dir "$VAR_DIR" --set "COMPLIANCE_DEMO_API_KEY=$demo_key"
+step "compliance: starting on 127.0.0.1:$compliance_port"
 "$bin/gunicorn" compliance_site.wsgi --bind "127.0.0.1:$compliance_port" --workers 1 \
   --threads 4 --log-level warning &
 pids+=($!)
-# The task worker runs queued ingest runs (fetch, summaries, embeddings, stories).
-"$bin/python" -m news_site db_worker --no-reload --interval 2 &
-pids+=($!)
-# The schedule: what the systemd timer does in production (every five minutes there), more
-# often here so that a feed added in admin shows its entries within a minute.
-( while true; do
-    "$bin/python" -m news_site ingest --enqueue >/dev/null || true
-    sleep "$ingest_every"
-  done ) &
+wait $news_ready || { echo "quick start: preparing the news service failed" >&2; exit 1; }
+step "news: starting on 127.0.0.1:$news_port"
+"$bin/gunicorn" news_site.asgi:application -k uvicorn_worker.UvicornWorker \
+  --bind "127.0.0.1:$news_port" --workers 1 --log-level warning &
 pids+=($!)
 # The compliance task worker sends webhook deliveries; the sweep every minute brings retries
 # back when they fall due (compliance-webhooks.timer in production).
@@ -84,6 +78,17 @@ for _ in range(240):
 else:
     sys.exit("quick start: the services did not come up; see the messages above")
 PY
+# The task worker runs queued ingest runs (fetch, summaries, embeddings, stories). It and the
+# schedule start once both services answer, so as not to slow their start.
+"$bin/python" -m news_site db_worker --no-reload --interval 2 &
+pids+=($!)
+# The schedule: what the systemd timer does in production (every five minutes there), more
+# often here so that a feed added in admin shows its entries within a minute.
+( while true; do
+    "$bin/python" -m news_site ingest --enqueue >/dev/null || true
+    sleep "$ingest_every"
+  done ) &
+pids+=($!)
 
 news=http://127.0.0.1:$news_port compliance=http://127.0.0.1:$compliance_port
 cat <<BANNER

@@ -26,6 +26,8 @@ def defaults(var_dir: Path) -> dict[str, str]:
         "EMAIL_FILE_PATH": str(var_dir / "mail"),
         # Warnings and errors only in the terminal; LOG_LEVEL=INFO shows every request and task.
         "LOG_LEVEL": "WARNING",
+        # Readable log lines in the terminal (deployments keep the default, JSON).
+        "LOG_FORMAT": "text",
         # The demo account of both services' admin (a superuser; loopback only).
         "DEMO_ADMIN_USERNAME": "demo",
         "DEMO_ADMIN_PASSWORD": secrets.token_urlsafe(12),

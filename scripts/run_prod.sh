@@ -6,7 +6,22 @@
 #
 # RUN_PROD_* variables choose databases, Redis, ports and the folder of nginx's files (the
 # test suite runs a second copy beside an operator's); PG_URL is the server, as in the Makefile.
+#
+# `scripts/run_prod.sh createsuperuser [news|compliance|both] [ARGS...]` (make run-prod-admin)
+# creates an admin account in run-prod's databases instead (Django's createsuperuser with these
+# settings; ARGS such as `--noinput --username U --email E` with DJANGO_SUPERUSER_PASSWORD set
+# make it without questions), and starts nothing.
 set -euo pipefail
+mode=serve
+if [ "${1:-}" = createsuperuser ]; then
+  mode=admin services=${2:-both}
+  shift $(($# < 2 ? $# : 2))
+  case $services in
+    news | compliance) services=${services}_site ;;
+    both) services="news_site compliance_site" ;;
+    *) echo "run-prod: createsuperuser takes news, compliance or both, not '$services'" >&2; exit 2 ;;
+  esac
+fi
 cd "$(dirname "$0")/.."
 repo=$PWD
 bin=$repo/.venv/bin
@@ -28,8 +43,10 @@ edge_limits=${RUN_PROD_EDGE_LIMITS:-on}
 
 fail() { echo "run-prod: $*" >&2; exit 1; }
 
-nginx=$(command -v nginx || command -v /usr/sbin/nginx) || fail "nginx is not installed"
-command -v openssl >/dev/null || fail "openssl is not installed"
+if [ "$mode" = serve ]; then
+  nginx=$(command -v nginx || command -v /usr/sbin/nginx) || fail "nginx is not installed"
+  command -v openssl >/dev/null || fail "openssl is not installed"
+fi
 "$bin/python" scripts/services_ready.py "$pg_url/postgres" "$redis_url" ||
   fail "PostgreSQL ($pg_url) and Redis ($redis_url) must answer"
 
@@ -65,6 +82,16 @@ EOF
 
 for project in news_site compliance_site; do
   "$bin/python" -m $project migrate --noinput -v 0
+done
+if [ "$mode" = admin ]; then
+  for project in $services; do
+    echo "run-prod: an admin account for ${project%_site} (database $(
+      [ $project = news_site ] && echo "$NEWS_DATABASE_URL" || echo "$COMPLIANCE_DATABASE_URL"))"
+    "$bin/python" -m $project createsuperuser "$@"
+  done
+  exit 0
+fi
+for project in news_site compliance_site; do
   "$bin/python" -m $project collectstatic --noinput -v 0
 done
 # The demo data, once: a database that already has data keeps it.
@@ -157,7 +184,20 @@ pids+=($!)
 "$nginx" -c "$run_dir/nginx.conf" -p "$run_dir" -e "$run_dir/error.log" &
 nginx_pid=$!
 
-echo "run-prod: news https://localhost:$news_https/ compliance" \
-  "https://localhost:$compliance_https/api/v1/compliance/review_flags (self-signed: $cert)"
+admins=$("$bin/python" -m news_site shell -v 0 -c \
+  'from django.contrib.auth import get_user_model as u; print(u().objects.filter(is_superuser=True).count())')
+cat <<BANNER
+
+  run-prod is running (Ctrl-C stops it). Certificate (self-signed): $cert
+    News          https://localhost:$news_https/        admin https://localhost:$news_https/admin/
+    Compliance    https://localhost:$compliance_https/api/v1/compliance/review_flags
+                  admin https://localhost:$compliance_https/admin/
+    Databases     $NEWS_DATABASE_URL and $COMPLIANCE_DATABASE_URL (not the quick start's SQLite)
+    Admin account $admins superuser(s) in the news database. To create one in run-prod's
+                  databases, in another terminal:   make run-prod-admin
+                  (asks for a username, email and password, for news and then compliance;
+                  SERVICE=news or SERVICE=compliance for one of them)
+
+BANNER
 # Everything stops when any one of them does.
 wait -n

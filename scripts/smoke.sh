@@ -24,6 +24,11 @@ curl -fsS "http://127.0.0.1:$news_port/api/v1/entries?per_page=1" >/dev/null
 curl -fsS "http://127.0.0.1:$news_port/static/admin/css/base.css" >/dev/null
 curl -fsS -H "Authorization: Bearer $key" "http://127.0.0.1:$compliance_port/api/v1/compliance/states/TX" >/dev/null
 curl -fsS "http://127.0.0.1:$compliance_port/api/v1/compliance/docs" >/dev/null
+# Semantic search on this Python too (no torch anywhere): the model answers, not keywords.
+mode=$(curl -fsS "http://127.0.0.1:$news_port/api/v1/entries/search?q=vikbar%20iphone" |
+  "$venv/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["meta"]["mode"])')
+[ "$mode" = semantic ] || { cat "$folder/quickstart.log"; echo "smoke: search answered in $mode mode, not semantic" >&2; exit 1; }
+echo "smoke: semantic search answers (meta.mode: semantic)"
 echo "smoke: the quick start serves both services on $("$venv/bin/python" -V)"
 
 unset COMPLIANCE_DATABASE_URL NEWS_DATABASE_URL REDIS_URL

@@ -26,7 +26,11 @@ _made_here: list[str] = []
 
 
 def gunicorn_logconfig(*, service: str) -> dict[str, Any]:
-    config = logging_config(service=service, level=os.environ.get("LOG_LEVEL", "INFO"))
+    config = logging_config(
+        service=service,
+        level=os.environ.get("LOG_LEVEL", "INFO"),
+        log_format=os.environ.get("LOG_FORMAT", "json"),
+    )
     config["loggers"].update(
         {
             "gunicorn.error": {"level": "INFO", "handlers": ["console"], "propagate": False},

@@ -1,10 +1,15 @@
 """Structured logs: one JSON object per line, carrying the id of the request being served.
 
 Every record of a process (Django, gunicorn, uvicorn, our own loggers) goes through
-`JsonFormatter`. A request's id comes from its `X-Request-ID` header when that is well formed
-(nginx sets it to its own `$request_id`), else a new one is made; it is echoed in the response
-and stamped on every line logged while the request is served, so one id finds the access line,
-the warnings and the traceback of one request across nginx and the application.
+`JsonFormatter`, the production default; `LOG_FORMAT=text` (the quick start's .env) writes the
+same records as short lines for a person at a terminal (`TextFormatter`). `LOG_LEVEL` is the
+level of the one handler, so it holds for every logger, including those that set their own
+level (django-tasks' worker sets INFO on its loggers).
+
+A request's id comes from its `X-Request-ID` header when that is well formed (nginx sets it to
+its own `$request_id`), else a new one is made; it is echoed in the response and stamped on
+every line logged while the request is served, so one id finds the access line, the warnings
+and the traceback of one request across nginx and the application.
 """
 
 import json
@@ -105,13 +110,43 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, ensure_ascii=False, default=str)
 
 
-def logging_config(*, service: str, level: str) -> dict[str, Any]:
-    """The LOGGING of both projects: everything to stderr as JSON through the root logger."""
+class TextFormatter(JsonFormatter):
+    """`12:04:05 WARNING news_site.search: message (request_id=...)` and the traceback below:
+    the JSON entry's fields, read by a person."""
+
+    _HEAD = frozenset({"time", "level", "logger", "message", "service", "pid", "exception"})
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry = json.loads(super().format(record))
+        time = datetime.fromtimestamp(record.created, UTC).strftime("%H:%M:%S")
+        fields = " ".join(
+            f"{key}={value}" for key, value in entry.items() if key not in self._HEAD | {"stack"}
+        )
+        line = f"{time} {entry['level']:<7} {entry['logger']}: {entry['message']}"
+        if fields:
+            line += f" ({fields})"
+        for key in ("exception", "stack"):
+            if key in entry:
+                line += "\n" + entry[key]
+        return line
+
+
+LOG_FORMATS = ("json", "text")
+
+
+def logging_config(*, service: str, level: str, log_format: str = "json") -> dict[str, Any]:
+    """The LOGGING of both projects: everything to stderr through the root logger, as JSON
+    lines or (log_format "text") as readable lines, at `level` whatever a logger asks for."""
+    if log_format not in LOG_FORMATS:
+        raise ValueError(f"LOG_FORMAT must be one of {', '.join(LOG_FORMATS)}, not {log_format!r}")
+    formatter = "shared.logs.TextFormatter" if log_format == "text" else "shared.logs.JsonFormatter"
     return {
         "version": 1,
         "disable_existing_loggers": False,
-        "formatters": {"json": {"()": "shared.logs.JsonFormatter", "service": service}},
-        "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json"}},
+        "formatters": {"records": {"()": formatter, "service": service}},
+        "handlers": {
+            "console": {"class": "logging.StreamHandler", "formatter": "records", "level": level}
+        },
         "root": {"handlers": ["console"], "level": level},
         "loggers": {
             # httpx logs every URL it requests at INFO, query strings included.

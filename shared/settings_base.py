@@ -170,6 +170,9 @@ def silenced_checks(*, uses_redis: bool) -> list[str]:
 # Right after SecurityMiddleware in both projects: static files, then the audience's language
 # and clock (shared/audience.py).
 STATIC_MIDDLEWARE = "whitenoise.middleware.WhiteNoiseMiddleware"
+# Files served at the site's root by WhiteNoise (WHITENOISE_ROOT): the favicon browsers ask
+# every page for, which was otherwise a 404 and a warning in the log per admin page.
+ROOT_FILES = str(Path(__file__).resolve().parent / "root_files")
 AUDIENCE_MIDDLEWARE = "shared.audience.AudienceMiddleware"
 
 # The first two of both projects' middleware: request ids, access lines and request metrics,

