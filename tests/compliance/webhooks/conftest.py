@@ -15,7 +15,7 @@ import pytest
 from django.utils import timezone
 
 from compliance_site.webhooks.signing import HEADER
-from tests.localserver import LocalServer
+from tests.support.localserver import LocalServer
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "compliance-integrators.md"
 

@@ -5,7 +5,6 @@ import re
 
 import httpx
 import pytest
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from compliance_site.access.keys import api_key_create
@@ -13,7 +12,8 @@ from compliance_site.webhooks.dispatch import endpoint_flush
 from compliance_site.webhooks.fanout import deliveries_fan_out
 from compliance_site.webhooks.models import WebhookDelivery, WebhookEndpoint
 from compliance_site.webhooks.services import webhook_create, webhook_pause
-from tests.news.inprocess import BASE_URL, DjangoTransport
+from tests.support.inprocess import BASE_URL, DjangoTransport
+from tests.support.shared_factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +24,7 @@ def _csrf(html: str) -> str:
 
 @pytest.fixture
 def operator(served_queries):
-    get_user_model().objects.create_superuser("operator", "operator@example.org", "pass phrase")
+    UserFactory(username="operator", password="pass phrase", superuser=True)
     client = httpx.Client(
         transport=DjangoTransport(served_queries), base_url=BASE_URL, follow_redirects=True
     )
