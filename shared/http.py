@@ -7,6 +7,8 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils.module_loading import import_string
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_safe
 
 _BEARER = re.compile(r"^Bearer ([A-Za-z0-9\-._~+/]+=*)$")
 
@@ -91,3 +93,10 @@ def plain_payload_too_large(request: HttpRequest) -> HttpResponse:
     return HttpResponse(
         payload_too_large_message() + "\n", status=413, content_type="text/plain; charset=utf-8"
     )
+
+
+def read_only(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A view of a read-only surface: POST, PUT, DELETE and the like answer 405 with `Allow:
+    GET, HEAD`. The CSRF check is for forms, and none posts here; left in front, it answered
+    every unsafe method with its 403 HTML page, which told a client nothing it could act on."""
+    return csrf_exempt(require_safe(view))
