@@ -30,6 +30,9 @@ from shared.settings_base import (
 # --- Core ---------------------------------------------------------------------------------
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = secret_key(DEBUG)
+# Keys retired by a rotation, still accepted for what they signed (sessions, cursors and
+# sync tokens integrators keep for months): rotate by moving SECRET_KEY here.
+SECRET_KEY_FALLBACKS = env_list("SECRET_KEY_FALLBACKS")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
 ROOT_URLCONF = "compliance_site.urls"
 WSGI_APPLICATION = "compliance_site.wsgi.application"

@@ -281,3 +281,23 @@ def test_events_have_exactly_the_fields_the_schema_documents(api, feed):
     assert set(event) == set(ChangeEventSerializer().fields)
     assert set(version) == set(VersionListItemSerializer().fields)
     assert ChangeEventSerializer(data=event).is_valid()
+
+
+def test_cursors_and_sync_tokens_survive_a_key_rotation(api, feed, settings):
+    """Integrators keep a sync token for months; rotating SECRET_KEY (the old one moved to
+    SECRET_KEY_FALLBACKS) must not turn it into invalid_cursor."""
+    settings.SECRET_KEY = "the-key-before-rotation-" + "x" * 30
+    first = api.get("/changes", params={"limit": 5}).json()
+    cursor, token = first["meta"]["next_cursor"], first["meta"]["sync_token"]
+
+    settings.SECRET_KEY, settings.SECRET_KEY_FALLBACKS = (
+        "the-new-key-" + "y" * 40,
+        [settings.SECRET_KEY],
+    )
+    assert api.get("/changes", params={"cursor": cursor, "limit": 5}).status_code == 200
+    assert api.get("/changes", params={"sync_token": token}).status_code == 200
+
+    settings.SECRET_KEY_FALLBACKS = []  # once retired for good, they are refused
+    refused = api.get("/changes", params={"sync_token": token})
+    assert refused.status_code == 400
+    assert refused.json()["error"]["code"] == "invalid_cursor"
