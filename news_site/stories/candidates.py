@@ -18,7 +18,7 @@ the lowest threshold are dropped, and of the rest the SHORTLIST_SIZE best get th
 (scoring.similarity). So the cost of an entry follows the number of stories near it, not the
 number of stories, and the choice is the exhaustive one unless a hashing error larger than the
 margin (about four standard deviations at 256 dimensions) hides the winner.
-tests/news/stories/test_news_stories_candidates.py compares both on a set built to crowd the
+tests/news/stories/test_candidates.py compares both on a set built to crowd the
 shortlist; benchmarks/news_ingest_bench.py measures the cost per entry at 40 and 40,000 stories.
 """
 

@@ -79,7 +79,7 @@ def mcp_server(_mcp_uvicorn, transactional_db, settings, monkeypatch) -> McpServ
     # Most tests make more calls than the production limit; the rate-limit tests set their own.
     settings.MCP_RATE_LIMIT = "100000/m"
     settings.MCP_PROTOCOL_RATE_LIMIT = "100000/m"
-    # Tests change the data between calls; test_news_mcp_answer_cache.py turns answers on.
+    # Tests change the data between calls; test_answer_cache.py turns answers on.
     settings.NEWS_RESPONSE_CACHE_SECONDS = 0
     from news_site.mcp.answers import ANSWERS
 

@@ -1,4 +1,4 @@
-"""The schemathesis hook of test_compliance_schemathesis.py, registered on its schema only.
+"""The schemathesis hook of test_schemathesis.py, registered on its schema only.
 
 Two rules of the API cannot be written in OpenAPI 3.0, so a positive (schema-valid) case that
 breaks them is adjusted before it is sent; negative cases are left alone:
@@ -10,7 +10,7 @@ breaks them is adjusted before it is sent; negative cases are left alone:
   a private network or no host at all), so a positive registration gets a public URL.
 
 And schemathesis reads every `*json` body as one JSON document, which an NDJSON answer of
-`/states?format=ndjson` is not (its lines are checked in test_compliance_state_dataset.py).
+`/states?format=ndjson` is not (its lines are checked in test_state_dataset.py).
 """
 
 _OPAQUE = ("cursor", "sync_token")

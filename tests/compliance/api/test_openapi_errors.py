@@ -1,4 +1,4 @@
-"""Answers the schemathesis run (test_compliance_schemathesis.py) cannot provoke, checked against
+"""Answers the schemathesis run (test_schemathesis.py) cannot provoke, checked against
 the served OpenAPI schema with schemathesis' own response checks (status, content type, headers,
 body): a 429, a 406 and a failed precondition. Also the defects that run found, now fixed."""
 

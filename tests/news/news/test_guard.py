@@ -1,6 +1,6 @@
 """The verbatim guard on its own (news_site/news/guard.py): what a reader sees is compared, and
 ordinary summaries pass. The whole path, through ingest and every surface, is in
-tests/news/test_news_canary_evasion.py."""
+tests/news/test_canary_evasion.py."""
 
 import time
 

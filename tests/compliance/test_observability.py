@@ -1,6 +1,6 @@
 """Request ids, request metrics and rate-limit counts of the compliance service, in-process (the
 Django middleware owns each request, as under gunicorn's sync workers; the deployed workers are
-in test_compliance_deployed_observability.py)."""
+in test_deployed_observability.py)."""
 
 import re
 

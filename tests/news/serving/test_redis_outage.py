@@ -12,7 +12,7 @@ from django.conf import settings as django_settings
 
 from news_site.accounts.models import ApiToken
 from tests.conftest import Gunicorn, database_url_for_subprocess
-from tests.news.accounts.test_news_accounts_oidc_login import AUDIENCES, Provider
+from tests.news.accounts.test_oidc_login import AUDIENCES, Provider
 from tests.private_services import RedisServer, postgres_pass_only
 from tests.support.localserver import LocalServer
 from tests.support.smtpsink import SmtpSink

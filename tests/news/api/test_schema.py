@@ -1,6 +1,6 @@
 """The OpenAPI schema at /api/v1/schema, and schemathesis over every operation of it against
 the application in-process (tests/support/inprocess.py): no 500, and every response matches the
-schema. test_news_schemathesis.py runs it again against the deployed stack."""
+schema. test_schemathesis.py runs it again against the deployed stack."""
 
 import pytest
 import schemathesis

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from news_site.news.models import Entry, Feed, SummaryState, Tag
 from tests.news.conftest import FakeModel
-from tests.news.test_news_hostile_feeds import _assert_surfaces_valid
+from tests.news.test_hostile_feeds import _assert_surfaces_valid
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_backend]
 

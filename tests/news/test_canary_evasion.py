@@ -2,7 +2,7 @@
 zero-width spaces inside words, Cyrillic look-alike letters, runs of 11 words, the article
 split over both summaries, and article text carried in tags. On every surface a reader sees
 0 runs of 8 or more words of the article; the answers that copy are refused and recorded on
-the entry, which keeps its offline cut. The tool server: tests/news/mcp/test_news_mcp_canary.py.
+the entry, which keeps its offline cut. The tool server: tests/news/mcp/test_canary.py.
 """
 
 import pytest
@@ -21,7 +21,7 @@ from tests.news.evasion import (
     serve_evasive_model,
     surface_text,
 )
-from tests.news.test_news_canary import SURFACES
+from tests.news.test_canary import SURFACES
 
 pytestmark = pytest.mark.django_db
 

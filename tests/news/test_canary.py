@@ -2,7 +2,7 @@
 
 The full text is read while summarising (the model gets it) and is never stored or shown.
 Surfaces checked here: legacy JSON, markdown, the HTML pages, /llms.txt, RSS and /api/v1; the
-tool server is checked in tests/news/mcp/test_news_mcp_canary.py.
+tool server is checked in tests/news/mcp/test_canary.py.
 """
 
 import json

@@ -11,7 +11,7 @@ from django.core.management import call_command
 
 from news_site.news.models import Entry, GuidePageType, ProductGuide, Story
 from news_site.podcasts.models import PodcastEpisode
-from tests.news.test_news_hostile_feeds import (
+from tests.news.test_hostile_feeds import (
     _assert_json_urls,
     _assert_markdown_valid,
     _good,
