@@ -26,7 +26,6 @@ from news_site.news.models import (
     Feed,
     FeedKind,
     ProductGuide,
-    Story,
     SummaryState,
     Tag,
 )
@@ -293,7 +292,6 @@ class EntryAdmin(NewsAdmin):
     search_fields = ("title", "summary_original", "summary_translated", "url")
     date_hierarchy = "listed_at"
     autocomplete_fields = ("tags",)
-    raw_id_fields = ("story",)
     readonly_fields = (
         "feed",
         "guid",
@@ -307,6 +305,8 @@ class EntryAdmin(NewsAdmin):
         "summary_attempts",
         "summary_error",
         "view_count",
+        # Placed on the story's page (news_site.stories.admin), where the stories are rebuilt.
+        "story",
     )
     fields = (
         "title",
@@ -330,6 +330,7 @@ class EntryAdmin(NewsAdmin):
         "platform_relevant",
         "tags",
         "story",
+        "story_pinned",
         "story_error",
         "view_count",
     )
@@ -347,15 +348,6 @@ class EntryAdmin(NewsAdmin):
         self.message_user(
             request, f"{count} artiklar sammanfattas vid nästa körning.", messages.SUCCESS
         )
-
-
-@admin.register(Story)
-class StoryAdmin(NewsAdmin):
-    list_display = ("title", "status", "updated_at")
-    list_filter = ("status",)
-    search_fields = ("title", "lead")
-    raw_id_fields = ("predecessor",)
-    prepopulated_fields = {"slug": ("title",)}
 
 
 @admin.register(ProductGuide)

@@ -142,9 +142,10 @@ class Story(models.Model):
     written_by_model = models.BooleanField(default=False, verbose_name="skriven av modellen")
 
     class Meta:
-        verbose_name = "händelse"
+        # Not "händelse": Django's Swedish admin calls its recent-actions box "Senaste händelser".
+        verbose_name = "nyhetstråd"
         ordering = ["-updated_at"]
-        verbose_name_plural = "händelser"
+        verbose_name_plural = "nyhetstrådar"
         indexes = [
             models.Index(fields=["-updated_at", "-id"], name="story_latest"),
             models.Index(fields=["last_entry_published_at"], name="story_last_entry"),
@@ -227,11 +228,14 @@ class Entry(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="entries",
-        verbose_name="händelse",
+        verbose_name="nyhetstråd",
     )
     # Why clustering could not assign this entry; while set, clustering skips it (an editor
     # clears it to try again).
-    story_error = models.TextField(blank=True, verbose_name="fel vid händelseindelning")
+    story_error = models.TextField(blank=True, verbose_name="fel vid indelning i nyhetstråd")
+    # An editor placed this entry (in a story, or in none): clustering never moves it again
+    # (news_site.stories.curation).
+    story_pinned = models.BooleanField(default=False, verbose_name="placerad av redaktör")
     # Distinct sources covering this entry's story (1 when no other source has it).
     source_count = models.PositiveIntegerField(default=1, verbose_name="antal källor")
     # Sum of EntryView counts, kept alongside so popularity sorts on an index.

@@ -113,13 +113,14 @@ def stories_assign(
     *, entries: list[Entry], context: ClusteringContext, report: ClusterReport | None = None
 ) -> set[int]:
     """Put each entry, in order, into the best matching story or a new one; returns the ids of
-    the stories that changed. Entries assigned meanwhile (by an editor) are left alone. The
+    the stories that changed. Entries assigned meanwhile, and any an editor placed (in a
+    story or out of all: `story_pinned`, news_site.stories.curation), are left alone. The
     choices are made in memory, each seeing the ones before it; the writes are a few bulk
     statements per batch, whatever its size."""
     report = report or ClusterReport()
     free = set(
         Entry.objects.select_for_update()
-        .filter(pk__in=[entry.pk for entry in entries], story__isnull=True)
+        .filter(pk__in=[entry.pk for entry in entries], story__isnull=True, story_pinned=False)
         .values_list("pk", flat=True)
     )
     created: list[Candidate] = []

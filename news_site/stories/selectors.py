@@ -21,10 +21,11 @@ IDF_SAMPLE_SIZE = 5000
 def entries_due_for_story() -> QuerySet[Entry]:
     """Vendor-relevant articles not in a story yet, oldest first, so stories grow in the order
     their events unfolded. An entry whose assignment failed (`story_error`) waits until an
-    editor clears the error."""
+    editor clears the error; one an editor took out of its story (`story_pinned`) stays out."""
     return (
         Entry.objects.filter(
             story__isnull=True,
+            story_pinned=False,
             story_error="",
             platform_relevant=True,
             feed__kind=FeedKind.ARTICLES,

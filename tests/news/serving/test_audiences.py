@@ -56,7 +56,7 @@ def test_admin_is_swedish_and_shows_times_in_stockholm_with_the_zone(
     user = UserFactory(username="redaktor", email="r@example.com", superuser=True)
     client.force_login(user)
     index = client.get("/admin/").content.decode()
-    for label in ("Flöden", "Artiklar", "Taggar", "Händelser", "Produktguider", "Poddavsnitt"):
+    for label in ("Flöden", "Artiklar", "Taggar", "Nyhetstrådar", "Produktguider", "Poddavsnitt"):
         assert label in index, label
     entry = client.get("/admin/news/entry/").content.decode()
     assert "13:00 CET" in entry
