@@ -200,6 +200,7 @@ def test_a_hostile_article_feed_stops_nothing_and_breaks_no_surface(
     call_command(
         "add_feed",
         _serve(server, "/hostile.xml", body(server), {"Content-Location": "/moved/feed.xml"}),
+        "--no-discover",
     )
     line = _ingest(capsys)
 
@@ -314,11 +315,11 @@ def test_hostile_podcast_feed_chapters_and_transcripts(server, private_fetching,
 def test_add_feed_with_a_long_url(length, accepted):
     url = "https://long.example/" + "a" * (length - len("https://long.example/"))
     if accepted:
-        call_command("add_feed", url)
+        call_command("add_feed", url, "--no-discover")
         assert Feed.objects.get(url=url).title == url[:200]
     else:
         with pytest.raises(CommandError, match="http\\(s\\) URL"):
-            call_command("add_feed", url)
+            call_command("add_feed", url, "--no-discover")
         assert not Feed.objects.exists()
 
 
@@ -376,7 +377,7 @@ def test_generated_hostile_items(server, private_fetching, capsys, title, link, 
         "<entry><id>urn:g</id><title>Apple bra</title><link href='https://good.example/gen'/>"
         "<updated>2026-01-01T00:00:00Z</updated><summary>Apple bra.</summary></entry></feed>"
     ).encode()
-    call_command("add_feed", _serve(server, "/gen.xml", body))
+    call_command("add_feed", _serve(server, "/gen.xml", body), "--no-discover")
     _ingest(capsys)
     assert Entry.objects.filter(title="Apple bra").exists()
     _assert_surfaces_valid()

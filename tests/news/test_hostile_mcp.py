@@ -115,7 +115,9 @@ def test_every_mcp_tool_answers_safely_after_hostile_feeds(
     capsys,
     mcp_server,
 ):
-    call_command("add_feed", _serve(server, "/hostile.xml", _hostile_articles(server)))
+    call_command(
+        "add_feed", _serve(server, "/hostile.xml", _hostile_articles(server)), "--no-discover"
+    )
     call_command("add_feed", _serve(server, "/podd.xml", _hostile_podcast(server)), "--podcast")
     GuideFactory(
         slug="iphone", title="iPhone", page_type=GuidePageType.PRODUCT_HUB, body="Om iPhone."

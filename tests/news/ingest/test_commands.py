@@ -12,8 +12,16 @@ pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 
 def test_add_feed_registers_a_source_once(capsys):
-    call_command("add_feed", "https://mac.example/feed.xml", "--title", "Mac", "--language", "sv")
-    call_command("add_feed", "https://mac.example/feed.xml")
+    call_command(
+        "add_feed",
+        "https://mac.example/feed.xml",
+        "--title",
+        "Mac",
+        "--language",
+        "sv",
+        "--no-discover",
+    )
+    call_command("add_feed", "https://mac.example/feed.xml", "--no-discover")
 
     feed = Feed.objects.get()
     assert (feed.title, feed.language) == ("Mac", "sv")
@@ -34,7 +42,7 @@ def test_ingest_prints_a_one_line_summary(server, private_fetching, rss, setting
     )
     server.respond("/down.xml", status=500)
     call_command("add_feed", server.url("/ok.xml"))
-    call_command("add_feed", server.url("/down.xml"))
+    call_command("add_feed", server.url("/down.xml"), "--no-discover")
     out = io.StringIO()
 
     call_command("ingest", stdout=out, stderr=io.StringIO())
@@ -75,3 +83,34 @@ def test_a_worker_runs_the_queued_ingest(server, private_fetching, rss, settings
     assert task.status == "SUCCESSFUL"
     assert task.return_value["feeds_fetched"] == 1
     assert task.return_value["entries_new"] == 1
+
+
+def test_add_feed_finds_the_feed_behind_a_site_address(server, private_fetching, rss, capsys):
+    server.respond(
+        "/",
+        body=b'<html><head><link rel="alternate" type="application/rss+xml" '
+        b'href="/nyheter/rss.xml"></head><body>Sajten</body></html>',
+        headers={"Content-Type": "text/html; charset=utf-8"},
+    )
+    server.respond(
+        "/nyheter/rss.xml",
+        body=rss([{"guid": "1", "link": "https://m.example/1", "title": "Apple"}]),
+    )
+
+    call_command("add_feed", server.url("/"), "--language", "sv")
+
+    feed = Feed.objects.get()
+    assert feed.url == server.url("/nyheter/rss.xml")
+    assert (feed.title, feed.site_url) == ("Källan", "https://source.example/")
+    assert capsys.readouterr().out.startswith("added: feed")
+
+
+def test_add_feed_says_why_no_feed_was_found(server, private_fetching):
+    server.respond(
+        "/",
+        body=b"<html><body>Ingen feed</body></html>",
+        headers={"Content-Type": "text/html; charset=utf-8"},
+    )
+    with pytest.raises(CommandError, match=r"no_feed.*--no-discover"):
+        call_command("add_feed", server.url("/"))
+    assert not Feed.objects.exists()
