@@ -133,7 +133,9 @@ TIME_ZONE = "UTC"
 # zone's name, in the formats of shared/formats.
 ENGLISH_PATHS = r"^/api/"
 FORMAT_MODULE_PATH = ["shared.formats"]
-DISPLAY_TIME_ZONE = env_str("DISPLAY_TIME_ZONE", "Europe/Stockholm")
+# The admin is the integrators' (English, their time zone), not the news editors': its own
+# setting, so one .env can give the news admin Stockholm and this one UTC, the API's clock.
+DISPLAY_TIME_ZONE = env_str("COMPLIANCE_DISPLAY_TIME_ZONE", "UTC")
 DISPLAY_TIME_ZONE_PATHS = r"^/admin/"
 
 # --- Logging and metrics ------------------------------------------------------------------
