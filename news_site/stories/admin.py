@@ -83,6 +83,10 @@ class MemberInline(admin.TabularInline):
         return entry.feed.title
 
 
+def _articles(count: int) -> str:
+    return f"{count} artikel" if count == 1 else f"{count} artiklar"
+
+
 def _target_of(stories: list[Story]) -> Story:
     # The story most articles are already in keeps its page and address.
     return max(stories, key=lambda story: (story.entries_count, -story.pk))
@@ -143,18 +147,18 @@ class StoryAdmin(NewsAdmin):
         if split:
             new = curation.story_split(story=story, entry_ids=split)
             self.message_user(
-                request, f"{len(split)} artiklar delades ut till ”{new.title}”.", messages.SUCCESS
+                request, f"{_articles(len(split))} delades ut till ”{new.title}”.", messages.SUCCESS
             )
         for target, ids in moves.items():
             curation.entries_move(entry_ids=ids, story=target)
             self.message_user(
-                request, f"{len(ids)} artiklar flyttades till ”{target.title}”.", messages.SUCCESS
+                request, f"{_articles(len(ids))} flyttades till ”{target.title}”.", messages.SUCCESS
             )
         if removed:
             curation.entries_move(entry_ids=removed, story=None)
             self.message_user(
                 request,
-                f"{len(removed)} artiklar togs ut ur nyhetstråden; klustringen lägger inte "
+                f"{_articles(len(removed))} togs ut ur nyhetstråden; klustringen lägger inte "
                 "tillbaka dem.",
                 messages.SUCCESS,
             )

@@ -11,6 +11,7 @@ import pytest
 
 from tests.browser.conftest import QuickStart
 from tests.browser.editor_flow import admin_login, assert_admin_has_css, editor_session
+from tests.browser.story_flow import curate_stories
 
 # The quick start is the embedded default (SQLite, in-process caches) by definition.
 pytestmark = pytest.mark.embedded_only
@@ -46,6 +47,19 @@ def test_an_editor_adds_a_feed_and_edits_what_the_worker_fetched(
     page.goto(f"{quickstart.news}/admin/news/feed/")
     assert page.locator("html").get_attribute("lang") == "sv"
     assert re.search(r"\d{2}:\d{2} (CET|CEST)", page.content())
+
+
+def test_an_editor_moves_an_article_and_merges_stories_and_ingest_keeps_it(
+    quickstart: QuickStart, page
+) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    admin_login(
+        page,
+        quickstart.news,
+        quickstart.setting("DEMO_ADMIN_USERNAME"),
+        quickstart.setting("DEMO_ADMIN_PASSWORD"),
+    )
+    curate_stories(page, quickstart.news, lambda: quickstart.python("news_site", "ingest"), SHOTS)
 
 
 def test_a_compliance_admin_creates_a_key_and_uses_it(quickstart: QuickStart, page) -> None:
