@@ -97,7 +97,7 @@ cat <<BANNER
 
   Quick start is running (Ctrl-C stops it). Settings: $ENV_FILE
     News          $news/            API reference $news/api/v1/docs
-    Compliance    $compliance/api/v1/compliance/meta   API reference $compliance/api/v1/compliance/docs
+    Compliance    $compliance/api/v1/compliance/docs   API reference (its data calls need the key below)
     Admin         $news/admin/  and  $compliance/admin/
                   user $(setting DEMO_ADMIN_USERNAME)  password $(setting DEMO_ADMIN_PASSWORD)
     Demo API key  curl -H 'Authorization: Bearer $demo_key' $compliance/api/v1/compliance/states/CA
