@@ -1,12 +1,14 @@
 """Fresh clone to the `make run` banner: wall time, the CPU time it took (what a quiet machine
 would need at least), the size of `.venv`, semantic search answering, and a taken port refused.
 
-    python benchmarks/install_bench.py [--python /path/to/python3.1x] [--keep]
+    python benchmarks/install_bench.py [--python /path/to/python3.1x] [--cold] [--keep]
 
 It clones the checkout's HEAD (commit first) into a temporary folder, runs `make run` there on
-free ports with pip's cache as it is (warm after any earlier install), and stops it after the
-checks. Targets (issue 26): banner <= 150 s with the cache warm on a quiet 2-core machine,
-`.venv` <= 600 MB, `meta.mode: semantic`, a taken news port refused within 10 s naming it.
+free ports with pip's cache as it is (warm after any earlier install), or with `--cold` an
+empty one (PIP_CACHE_DIR in a new folder: every package downloaded), and stops it after the
+checks. Targets (issue 26): banner <= 150 s with the cache warm and <= 5 min cold on a quiet
+2-core machine, `.venv` <= 600 MB, `meta.mode: semantic`, a taken news port refused within
+10 s naming it.
 The machine's load average is printed beside the time: on a shared machine the wall time
 follows it, the CPU time does not.
 """
@@ -89,6 +91,7 @@ def taken_port_refusal(clone: Path, python: str | None) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", help="the interpreter for make run (PYTHON=...)")
+    parser.add_argument("--cold", action="store_true", help="pip's cache empty")
     parser.add_argument("--keep", action="store_true", help="keep the clone")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="install-bench-"))
@@ -98,11 +101,19 @@ def main() -> int:
     command = ["make", "run", f"NEWS_PORT={news_port}", f"COMPLIANCE_PORT={compliance_port}"]
     if args.python:
         command.append(f"PYTHON={args.python}")
+    env = dict(os.environ)
+    if args.cold:
+        env["PIP_CACHE_DIR"] = str(folder / "pip-cache")
     log = folder / "run.log"
     started = time.monotonic()
     with log.open("w") as sink:
         run = subprocess.Popen(
-            command, cwd=clone, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True
+            command,
+            cwd=clone,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     try:
         cpu = 0.0
@@ -126,14 +137,15 @@ def main() -> int:
         os.killpg(run.pid, signal.SIGINT)
         run.wait(timeout=60)
     refused = taken_port_refusal(clone, args.python)
-    name = f"install_bench ({version})"
+    cache, limit = ("cold", 300) if args.cold else ("warm", 150)
+    name = f"install_bench ({version}, pip cache {cache})"
     figures = [
         Figure(
             name,
-            "fresh clone to make run banner, pip cache warm",
+            f"fresh clone to make run banner, pip cache {cache}",
             f"{wall:.0f} s",
-            target="<= 150 s on a quiet machine",
-            met=wall <= 150,
+            target=f"<= {limit} s on a quiet machine",
+            met=wall <= limit,
         ),
         Figure(name, "CPU time to the banner (all processes)", f"{cpu:.0f} s"),
         Figure(

@@ -4,9 +4,10 @@
 # task workers of both (news ingest, compliance webhooks) and their schedules, email into
 # files. Ctrl-C stops everything.
 #
-# Generated settings (secret key, demo password, demo API key) live in ENV_FILE (.env), which
-# every `python -m news_site|compliance_site` command reads too. NEWS_PORT, COMPLIANCE_PORT,
-# INGEST_EVERY_SECONDS, VAR_DIR and ENV_FILE may be set (the browser tests run a second copy).
+# Generated settings (secret key, demo password, demo API key), made once, live in ENV_FILE
+# (.env), which every `python -m news_site|compliance_site` command reads too. NEWS_PORT,
+# COMPLIANCE_PORT, INGEST_EVERY_SECONDS, VAR_DIR and ENV_FILE may be set (the browser tests run
+# a second copy).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${VENV:-.venv}/bin
@@ -44,9 +45,10 @@ compliance_ready=$!
 "$bin/python" scripts/quickstart_prepare.py news_site &
 news_ready=$!
 wait $compliance_ready || { echo "quick start: preparing the compliance service failed" >&2; exit 1; }
+# The demo key as the loader confirmed it: .env's COMPLIANCE_DEMO_API_KEY, the same at every
+# start.
 demo_key=$(cat "$key_file")
 rm -f "$key_file"
-"$bin/python" scripts/quickstart_env.py "$ENV_FILE" --var-dir "$VAR_DIR" --set "COMPLIANCE_DEMO_API_KEY=$demo_key"
 step "compliance: starting on 127.0.0.1:$compliance_port"
 "$bin/gunicorn" compliance_site.wsgi --bind "127.0.0.1:$compliance_port" --workers 1 \
   --threads 4 --log-level warning &
@@ -95,7 +97,7 @@ cat <<BANNER
 
   Quick start is running (Ctrl-C stops it). Settings: $ENV_FILE
     News          $news/            API reference $news/api/v1/docs
-    Compliance    $compliance/api/v1/compliance/meta   API reference $compliance/api/v1/compliance/docs
+    Compliance    $compliance/api/v1/compliance/docs   API reference (its data calls need the key below)
     Admin         $news/admin/  and  $compliance/admin/
                   user $(setting DEMO_ADMIN_USERNAME)  password $(setting DEMO_ADMIN_PASSWORD)
     Demo API key  curl -H 'Authorization: Bearer $demo_key' $compliance/api/v1/compliance/states/CA

@@ -1,8 +1,8 @@
 """Write the quick start's generated settings into its env file (`.env` by default), once.
 
 Values already in the file are kept (a developer's edits, the same secret key and demo
-password across restarts); missing ones are added. `--set NAME=VALUE` replaces one value
-(the demo API key, issued afresh on every start). Every `python -m news_site|compliance_site`
+password and demo API key across restarts); missing ones are added. `--set NAME=VALUE`
+replaces one value. Every `python -m news_site|compliance_site`
 command and both applications read the file (shared/envfile.py).
 """
 
@@ -31,6 +31,10 @@ def defaults(var_dir: Path) -> dict[str, str]:
         # The demo account of both services' admin (a superuser; loopback only).
         "DEMO_ADMIN_USERNAME": "demo",
         "DEMO_ADMIN_PASSWORD": secrets.token_urlsafe(12),
+        # The compliance demo's API key (demo-only: the quick start's own database), in the
+        # format of compliance_site/access/keys.py; the demo loader keeps it across restarts,
+        # so an integrator's saved key keeps working.
+        "COMPLIANCE_DEMO_API_KEY": f"cdk_{secrets.token_hex(6)}_{secrets.token_urlsafe(32)}",
     }
 
 

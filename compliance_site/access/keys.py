@@ -31,11 +31,34 @@ def api_key_create(*, name: str, rate_limit_per_minute: int | None = None) -> tu
     return key, raw_key
 
 
-def api_key_authenticate(raw_key: str) -> ApiKey | None:
+def api_key_kept(*, name: str, raw_key: str) -> ApiKey:
+    """The key with this raw value, created under `name` when no key has it yet: the quick
+    start's demo key, generated once into its env file, stays the same across restarts (with
+    any webhooks made with it). Raises ValueError for a value that is not a key of our format,
+    or whose prefix another key holds."""
+    prefix = _prefix(raw_key)
+    if prefix is None:
+        raise ValueError("not an API key of the form cdk_<12 hex digits>_<secret>")
+    key = ApiKey.objects.filter(prefix=prefix).first()
+    if key is None:
+        key = ApiKey.objects.create(name=name, prefix=prefix, key_hash=_digest(raw_key))
+    elif not hmac.compare_digest(key.key_hash, _digest(raw_key)):
+        raise ValueError("another key has this prefix")
+    return key
+
+
+def _prefix(raw_key: str) -> str | None:
     parts = raw_key.split("_", 2)
-    if len(parts) != 3 or parts[0] != _SCHEME or len(parts[1]) != 12:
+    if len(parts) != 3 or parts[0] != _SCHEME or len(parts[1]) != 12 or not parts[2]:
         return None
-    key = ApiKey.objects.filter(prefix=parts[1], is_active=True).first()
+    return parts[1]
+
+
+def api_key_authenticate(raw_key: str) -> ApiKey | None:
+    prefix = _prefix(raw_key)
+    if prefix is None:
+        return None
+    key = ApiKey.objects.filter(prefix=prefix, is_active=True).first()
     expected = key.key_hash if key else _DUMMY_HASH
     if hmac.compare_digest(expected, _digest(raw_key)) and key is not None:
         return key

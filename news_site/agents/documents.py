@@ -73,7 +73,8 @@ def entry_card(entry: Entry) -> dict:
 def entry_markdown(entry: Entry, *, base_url: str, site_name: str) -> str:
     meta = {
         **entry_card(entry),
-        "language": "sv",
+        # The language of the text shown: the source's own until a Swedish summary exists.
+        "language": "sv" if entry.is_translated else entry.language,
         "original_language": entry.language,
         "summary_source": _SUMMARY_SOURCE[SummaryState(entry.summary_state)],
         "canonical": f"{base_url}/entries/{entry.pk}",

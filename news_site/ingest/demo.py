@@ -4,9 +4,17 @@ The bundled feed files stand in for the network: a fetcher serves them at their 
 addresses, so parsing, deduplication, scheduling, the broken source's error path and the
 offline summariser all run exactly as in production. Dates in the files are relative
 (`@RFC822_HOURS_AGO(3)@`), so the demo always looks fresh.
+
+The chat model is a recording too (demo_data/model_answers.yaml, marked as demo data): its
+answers go through the same summaries step as a configured model's (the answer parsed, the
+verbatim guard, the entry's summaries, tags and relevance stored), so every demo entry shows a
+Swedish summary and one in its own language, and every story of several sources a Swedish
+title, lead and text, as a deployment with a model does.
 """
 
+import json
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
@@ -21,6 +29,9 @@ from news_site.ingest.services import IngestReport, ingest_run
 from news_site.news.entries import entry_view_record
 from news_site.news.feeds import feed_add
 from news_site.news.models import Entry, Feed, FeedKind, ProductGuide
+from news_site.news.summarise import SYSTEM_PROMPT as SUMMARY_PROMPT
+from news_site.news.summarise import BudgetExhausted, ChatModel, SummaryError
+from news_site.stories.writing import SYSTEM_PROMPT as STORY_PROMPT
 from shared.fetch import FetchError, FetchResult
 
 DEMO_DIR = Path(__file__).resolve().parent / "demo_data"
@@ -29,6 +40,8 @@ _RELATIVE_DATE = re.compile(r"@(RFC822|ISO)_HOURS_AGO\((\d+)\)@")
 # documentation host that exists, so nothing in the demo points at a host that does not).
 _PODCAST_FILES = re.compile(r"^https://example\.com/podd/(chapters|transcripts)/(\d+)\.(json|vtt)$")
 _PODCAST_TYPES = {"json": "application/json+chapters", "vtt": "text/vtt; charset=utf-8"}
+# An article's title in the summaries and story prompts (news.summarise, stories.writing).
+_PROMPT_TITLE = re.compile(r"^Rubrik: (.*)$", re.MULTILINE)
 
 
 def _sources() -> list[dict[str, Any]]:
@@ -64,6 +77,61 @@ class BundledFetcher:
     def _date(self, match: re.Match[str]) -> str:
         moment = (self.now - timedelta(hours=int(match[2]))).astimezone(UTC)
         return format_datetime(moment) if match[1] == "RFC822" else moment.isoformat()
+
+
+@dataclass(frozen=True)
+class Recording:
+    """The recorded model answers: summaries by their article's title, story texts by their
+    members' titles."""
+
+    summaries: dict[str, dict[str, Any]]
+    stories: dict[frozenset[str], dict[str, Any]]
+
+    @classmethod
+    def load(cls) -> "Recording":
+        raw = yaml.safe_load((DEMO_DIR / "model_answers.yaml").read_text(encoding="utf-8"))
+        summaries = {answer.pop("title"): answer for answer in raw["summaries"]}
+        stories = {frozenset(answer.pop("titles")): answer for answer in raw["stories"]}
+        return cls(summaries=summaries, stories=stories)
+
+
+class RecordedModel(ChatModel):
+    """The demo's chat model: answers the summaries and story prompts from the recording.
+
+    Only the exchange with the model's server is replaced; the caller's parsing, guard and
+    storing of the answer are the production ones. A prompt the recording has no answer for
+    (a story the clustering grouped otherwise) fails as a real model's unusable answer does,
+    and the caller's fallback (the offline text) is used.
+    """
+
+    def __init__(self, recording: Recording) -> None:
+        # The base class's HTTP client is never used: no request leaves this process.
+        super().__init__(
+            base_url="http://model.invalid",
+            model="demo-recording",
+            api_key="",
+            timeout=1.0,
+            max_attempts=1,
+            retry_base_seconds=0.0,
+            max_calls=2 * (len(recording.summaries) + len(recording.stories)),
+        )
+        self.recording = recording
+
+    def _complete(self, messages: list[dict[str, str]]) -> str:
+        if self.calls >= self.max_calls:
+            raise BudgetExhausted(f"the run's budget of {self.max_calls} model calls is spent")
+        self.calls += 1
+        system, prompt = messages[0]["content"], messages[-1]["content"]
+        answer = None
+        if system == SUMMARY_PROMPT:
+            # The article's own text follows the prompt's header after a blank line.
+            titles = _PROMPT_TITLE.findall(prompt.split("\n\n", 1)[0])
+            answer = self.recording.summaries.get(titles[0]) if titles else None
+        elif system == STORY_PROMPT:
+            answer = self.recording.stories.get(frozenset(_PROMPT_TITLE.findall(prompt)))
+        if answer is None:
+            raise SummaryError("the demo's recording has no answer for this prompt")
+        return json.dumps(answer, ensure_ascii=False)
 
 
 def demo_feeds_register() -> list[Feed]:
@@ -119,7 +187,11 @@ DEMO_NEXT_CHECK = timedelta(days=365)
 def demo_load() -> tuple[IngestReport, int]:
     feeds = demo_feeds_register()
     # The run also stores the podcast's transcripts, from the bundled files.
-    report = ingest_run(fetcher=BundledFetcher(now=timezone.now()))
+    model = RecordedModel(Recording.load())
+    try:
+        report = ingest_run(fetcher=BundledFetcher(now=timezone.now()), model=model)
+    finally:
+        model.close()
     Feed.objects.filter(pk__in=[feed.pk for feed in feeds]).update(
         next_check_at=timezone.now() + DEMO_NEXT_CHECK
     )

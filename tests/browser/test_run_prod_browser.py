@@ -7,6 +7,7 @@ the timer would."""
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pytest
 
 from tests.browser.editor_flow import editor_session
 from tests.conftest import REPO_ROOT
-from tests.run_prod import Stack, run_prod_stack, wait_ready
+from tests.run_prod import STARTUP_SECONDS, Stack, run_prod_stack, wait_ready
 
 PASSWORD = "browser-test-password-1"
 
@@ -64,16 +65,29 @@ def test_an_editor_adds_a_feed_on_the_deployed_stack(
     stack = prod_stack
     with httpx.Client(verify=False, timeout=10) as client:  # noqa: S501 - self-signed
         wait_ready(stack, client)
-    # The operator's own command for a staff account (docs/editors.md).
-    made = _news_command(
-        stack,
-        "createsuperuser",
-        "--noinput",
-        "--username=redaktor",
-        "--email=r@example.com",
-        extra_env={"DJANGO_SUPERUSER_PASSWORD": PASSWORD},
+    # The account is made the way run-prod's banner says: `make run-prod-admin`, which runs
+    # scripts/run_prod.sh createsuperuser with run-prod's settings (its databases, not the
+    # quick start's SQLite). Here with the stack's own databases and no questions.
+    banner = _banner(stack)
+    assert "make run-prod-admin" in banner, banner
+    made = subprocess.run(
+        [
+            "bash",
+            "scripts/run_prod.sh",
+            "createsuperuser",
+            "news",
+            "--noinput",
+            "--username=redaktor",
+            "--email=r@example.com",
+        ],
+        cwd=REPO_ROOT,
+        env={**_stack_environment(stack), "DJANGO_SUPERUSER_PASSWORD": PASSWORD},
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
-    assert made.returncode == 0, made.stderr
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert stack.databases[0] in made.stdout, made.stdout
     context = browser.new_context(ignore_https_errors=True)
     context.set_default_timeout(20_000)
     page = context.new_page()
@@ -88,6 +102,17 @@ def test_an_editor_adds_a_feed_on_the_deployed_stack(
         )
     finally:
         context.close()
+
+
+def _banner(stack: Stack) -> str:
+    """run-prod's banner, printed once everything has started (waited for, bounded as the
+    stack's start is)."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while "run-prod is running" not in (output := stack.output()):
+        assert stack.process.poll() is None, output[-3000:]
+        assert time.monotonic() < deadline, output[-3000:]
+        time.sleep(0.5)
+    return output.split("run-prod is running", 1)[1]
 
 
 def _queue_ingest(stack: Stack) -> None:

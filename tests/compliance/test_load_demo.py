@@ -3,7 +3,7 @@
 import io
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from compliance_site.monitoring.models import MonitoredSource, SourceSnapshot
 from compliance_site.records.documents import JURISDICTIONS
@@ -37,3 +37,27 @@ def test_load_demo_publishes_every_state_with_recent_snapshots(tmp_path, setting
     call_command("load_demo", stdout=io.StringIO(), stderr=io.StringIO())
     assert SourceSnapshot.objects.count() == 2 * snapshots_before
     assert client.get("/api/v1/compliance/review_flags").json()["meta"]["count_flagged"] == 1
+
+
+def test_a_demo_key_given_to_load_demo_keeps_working_across_loads(tmp_path, settings, client):
+    """The quick start's demo key (its env file's) is the same at every start: an integrator's
+    saved key keeps working; a fresh load without it revokes the old demo key."""
+    settings.COMPLIANCE_DATA_REPO = tmp_path / "demo-data"
+    demo_key = "cdk_0123456789ab_" + "k" * 43
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {demo_key}"}
+
+    for _ in range(2):
+        out = io.StringIO()
+        call_command("load_demo", "--api-key", demo_key, stdout=out, stderr=io.StringIO())
+        assert out.getvalue().strip().splitlines()[-1] == demo_key
+        assert client.get("/api/v1/compliance/states/TX", **auth).status_code == 200
+
+    call_command("load_demo", stdout=io.StringIO(), stderr=io.StringIO())
+    assert client.get("/api/v1/compliance/states/TX", **auth).status_code == 401
+
+
+@pytest.mark.parametrize("value", ["not-a-key", "cdk_short_secret", "cdk_0123456789ab_"])
+def test_load_demo_refuses_a_demo_key_not_of_our_format(tmp_path, settings, value):
+    settings.COMPLIANCE_DATA_REPO = tmp_path / "demo-data"
+    with pytest.raises(CommandError, match="--api-key"):
+        call_command("load_demo", "--api-key", value, stdout=io.StringIO())

@@ -31,6 +31,7 @@ def test_an_entry_as_markdown_has_frontmatter_heading_summary_and_credited_link(
     assert meta["source"] == "MacSajten"
     assert meta["tags"] == ["iOS"]
     assert meta["translated"] is True
+    assert meta["language"] == "sv"
     assert "\n# Apple släpper iOS 19\n" in response.text
     assert entry.summary_translated in response.text
     assert f"]({entry.url}) (enligt MacSajten, via Nyhetstjänsten)" in response.text
@@ -47,7 +48,10 @@ def test_an_untranslated_entry_says_so(http, make_feed, make_entry):
 
     text = http.get(f"/entries/{entry.pk}.md").text
 
-    assert _frontmatter(text)["translated"] is False
+    meta = _frontmatter(text)
+    assert meta["translated"] is False
+    # The text shown is the English excerpt: the language says so.
+    assert meta["language"] == "en"
     assert "Ej översatt ännu" in text
     assert "Apple shipped it." in text
 

@@ -14,10 +14,10 @@ from urllib.parse import unquote
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils.html import escape
 
-from compliance_site.access.keys import api_key_create
+from compliance_site.access.keys import api_key_create, api_key_kept
 from compliance_site.access.models import ApiKey
 from compliance_site.monitoring.models import FlagOrigin, ReviewFlag
 from compliance_site.monitoring.services import (
@@ -38,7 +38,28 @@ class Command(BaseCommand):
         "snapshots of locally served stand-in pages and issue a demo key."
     )
 
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--api-key",
+            default="",
+            help="The demo key's value, kept across loads (the quick start's, from its env "
+            "file); without it a fresh key is issued.",
+        )
+
     def handle(self, *args: Any, **options: Any) -> None:
+        # Keys are stored hashed: a given value is kept (an integrator's saved demo key keeps
+        # working), otherwise a fresh key replaces the old demo key.
+        raw_key = options["api_key"]
+        if raw_key:
+            try:
+                kept = api_key_kept(name=DEMO_KEY_NAME, raw_key=raw_key)
+            except ValueError as exc:
+                raise CommandError(f"--api-key: {exc}") from exc
+            ApiKey.objects.filter(name=DEMO_KEY_NAME).exclude(pk=kept.pk).delete()
+        else:
+            ApiKey.objects.filter(name=DEMO_KEY_NAME).delete()
+            _key, raw_key = api_key_create(name=DEMO_KEY_NAME)
+
         repo_path = settings.COMPLIANCE_DATA_REPO
         head = build_demo_repository(repo_path)
         self.stdout.write(f"sample data repository at {repo_path} (head {head[:12]})")
@@ -56,9 +77,6 @@ class Command(BaseCommand):
                 origin=FlagOrigin.EDITOR,
                 created_by="demo",
             )
-        # Keys are stored hashed, so the quick start issues a fresh one on every load.
-        ApiKey.objects.filter(name=DEMO_KEY_NAME).delete()
-        _key, raw_key = api_key_create(name=DEMO_KEY_NAME)
         self.stdout.write("demo API key (send as 'Authorization: Bearer <key>'):")
         self.stdout.write(raw_key)
 

@@ -1,4 +1,5 @@
-"""Fill the database with the bundled demo (sources, entries, podcast, guides), offline."""
+"""Fill the database with the bundled demo (sources, entries and their recorded model summaries,
+podcast, guides), offline."""
 
 from django.core.management.base import BaseCommand
 
@@ -6,7 +7,10 @@ from news_site.ingest.demo import demo_load
 
 
 class Command(BaseCommand):
-    help = "Load the bundled demo feeds through the pipeline (offline summaries) and guides."
+    help = (
+        "Load the bundled demo feeds through the pipeline (the model's answers from the "
+        "recording shipped with the demo data) and guides."
+    )
 
     def handle(self, *args, **options):
         report, guides = demo_load()
