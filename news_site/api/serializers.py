@@ -37,7 +37,8 @@ class PageParams(serializers.Serializer):
     cursor = serializers.CharField(required=False, max_length=MAX_CURSOR_LENGTH)
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        if attrs.get("cursor") and "page" in self.initial_data:
+        # page=1 is every page number's default (generated clients send it with a cursor).
+        if attrs.get("cursor") and attrs["page"] != 1:
             raise serializers.ValidationError("page and cursor are exclusive: send one")
         return attrs
 
