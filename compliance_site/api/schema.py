@@ -19,6 +19,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 
 from compliance_site.api import serializers as shapes
+from compliance_site.api.polling_schema import CHANGES_CONDITIONAL_HEADERS
 from compliance_site.api.serializers import MAX_INT
 from compliance_site.records.documents import JURISDICTIONS
 
@@ -145,63 +146,6 @@ CONDITIONAL_RESPONSE_HEADERS = [
         required=True,
         description="`private, no-cache` for live and `as_of` reads (revalidate with the ETag); "
         "`private, max-age=31536000, immutable` for a pinned version.",
-        response=[200, 304],
-    ),
-]
-
-# Conditional polling of /changes (shared/conditional.py): the ETag is the page's hash.
-CHANGES_CONDITIONAL_HEADERS = [
-    OpenApiParameter(
-        "If-None-Match",
-        str,
-        OpenApiParameter.HEADER,
-        description="The ETag of the same page read before: 304 while the page is unchanged.",
-    ),
-    OpenApiParameter(
-        "If-Modified-Since",
-        str,
-        OpenApiParameter.HEADER,
-        description="An HTTP date; ignored when `If-None-Match` is sent or the date is invalid.",
-    ),
-    OpenApiParameter(
-        "ETag",
-        str,
-        OpenApiParameter.HEADER,
-        required=True,
-        description="Strong; changes exactly when the page's body would.",
-        response=[200, 304],
-    ),
-    OpenApiParameter(
-        "Last-Modified",
-        str,
-        OpenApiParameter.HEADER,
-        required=True,
-        description="When the service first answered this page's current body.",
-        response=[200, 304],
-    ),
-    OpenApiParameter(
-        "Cache-Control",
-        {"type": "string", "enum": ["private, no-cache"]},
-        OpenApiParameter.HEADER,
-        required=True,
-        description="Revalidate every time (with the ETag).",
-        response=[200, 304],
-    ),
-    OpenApiParameter(
-        "Link",
-        str,
-        OpenApiParameter.HEADER,
-        description='`<URL>; rel="next"`: the next page (this query with `cursor` set to '
-        "meta.next_cursor); absent on the last page.",
-        response=[200],
-    ),
-    OpenApiParameter(
-        "X-Poll-Interval",
-        {"type": "integer", "minimum": 1},
-        OpenApiParameter.HEADER,
-        required=True,
-        description="Seconds a poller should wait before reading the first page again once a "
-        "pass has reached the last page.",
         response=[200, 304],
     ),
 ]
