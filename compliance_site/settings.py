@@ -183,6 +183,10 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
+# The X-Poll-Interval of /changes: how long a poller waits between passes that found nothing
+# new. Reindex publishes on a push, not on a clock; a minute is also the webhook sweep's period.
+COMPLIANCE_POLL_INTERVAL_SECONDS = 60
+
 # --- Background work ----------------------------------------------------------------------
 # django-tasks with the database backend and its `db_worker` process (webhook deliveries).
 TASKS = {

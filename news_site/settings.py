@@ -166,8 +166,9 @@ MIDDLEWARE = [
     "shared.security.SurfaceCSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    # Strong ETags and 304s for every public GET, so clients and nginx can revalidate cheaply.
-    "django.middleware.http.ConditionalGetMiddleware",
+    # Strong ETags, Last-Modified and 304s for every GET that may be stored, so apps, feed
+    # readers and nginx revalidate cheaply (shared/conditional.py).
+    "shared.conditional.ConditionalGetMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

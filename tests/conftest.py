@@ -175,7 +175,8 @@ class Gunicorn:
             env={**os.environ, **env},
         )
 
-    def wait_ready(self, path: str, timeout: float = 30) -> None:
+    # A bound for a server that never comes up: a loaded CI machine took over 30 s to start one.
+    def wait_ready(self, path: str, timeout: float = 180) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -1,36 +1,30 @@
-"""Conditional reads (RFC 9110) for versioned records.
-
-Django's `get_conditional_response` implements the precedence rules (If-None-Match over
-If-Modified-Since), entity-tag lists, `*`, and weak comparison, so a `W/` tag added by a
-compressing proxy still matches; its 304 repeats ETag, Cache-Control, Vary and Last-Modified.
-A failed If-Match / If-Unmodified-Since is 412 in the API's error envelope.
-"""
+"""Conditional reads of the compliance API: shared.conditional's validators and 304s, with a
+failed If-Match / If-Unmodified-Since answered 412 in the API's error envelope (Django answers
+an empty text/html 412)."""
 
 from datetime import datetime
 
-from django.http import HttpResponse
-from django.utils.cache import get_conditional_response
-from django.utils.http import http_date
+from django.http import HttpRequest, HttpResponse
 from rest_framework.request import Request
 
 from compliance_site.api.errors import error_response
+from shared.conditional import conditional_response as shared_conditional_response
 
 
 def conditional_response(
-    request: Request, response: HttpResponse, *, etag: str, last_modified: datetime
+    request: Request | HttpRequest,
+    response: HttpResponse,
+    *,
+    etag: str | None = None,
+    last_modified: datetime | None = None,
 ) -> HttpResponse:
-    response["ETag"] = etag
-    response["Last-Modified"] = http_date(last_modified.timestamp())
-    result = get_conditional_response(
-        request._request,
-        etag=etag,
-        last_modified=int(last_modified.timestamp()),
-        response=response,
+    """`response` with its validators (the body's hash and first-seen date when not given),
+    or the 304/412 the request's conditions call for."""
+    django_request = request._request if isinstance(request, Request) else request
+    result = shared_conditional_response(
+        django_request, response, etag=etag, last_modified=last_modified
     )
-    # Never None: with a response given, Django answers that one when no condition fails.
-    assert result is not None
     if result.status_code == 412:
-        # Django answers an empty text/html 412; errors of this API are JSON envelopes.
         return error_response(
             412, "precondition_failed", "the If-Match or If-Unmodified-Since condition failed"
         )

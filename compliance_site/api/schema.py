@@ -19,6 +19,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 
 from compliance_site.api import serializers as shapes
+from compliance_site.api.polling_schema import CHANGES_CONDITIONAL_HEADERS
 from compliance_site.api.serializers import MAX_INT
 from compliance_site.records.documents import JURISDICTIONS
 
@@ -346,6 +347,7 @@ CITATION = extend_schema(
 CHANGES = extend_schema(
     parameters=[
         shapes.ChangeFeedParams,
+        *CHANGES_CONDITIONAL_HEADERS,
         OpenApiParameter(
             "since",
             {"type": "string", "format": "date-time", "maxLength": 64},
@@ -369,6 +371,7 @@ CHANGES = extend_schema(
                 ),
             },
         ),
+        **NOT_MODIFIED,
         **errors(400),
     },
 )

@@ -4,6 +4,7 @@ version" is decided by records.selectors.resource_read (the error handler render
 
 from typing import Any, NoReturn, cast
 
+from django.conf import settings
 from django.http import HttpResponse
 from django.utils import timezone
 from rest_framework.exceptions import NotAuthenticated
@@ -196,7 +197,31 @@ class ChangeFeedView(KeyedView):
         meta: dict[str, Any] = {"count": len(data), "sync_token": page.sync_token}
         if page.next_cursor:
             meta["next_cursor"] = page.next_cursor
-        return Response(_envelope(data, **meta))
+        response = Response(_envelope(data, **meta))
+        if page.next_cursor:
+            response["Link"] = f'<{_with_cursor(request, page.next_cursor)}>; rel="next"'
+        # Pollers revalidate every answer (the ETag is the body's), and wait this long between
+        # passes that found nothing new (docs/compliance-integrators.md).
+        response["Cache-Control"] = _LIVE_CACHE
+        response["X-Poll-Interval"] = str(settings.COMPLIANCE_POLL_INTERVAL_SECONDS)
+        return response
+
+    # A 304 is Django's HttpResponseNotModified, not a DRF Response; dispatch returns either.
+    def finalize_response(  # type: ignore[override]
+        self, request: Request, response: Response, *args: Any, **kwargs: Any
+    ) -> HttpResponse:
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if response.status_code != 200:
+            return response
+        # The ETag is the hash of the rendered page, so it changes exactly when the page would.
+        response.render()
+        return conditional_response(request, response)
+
+
+def _with_cursor(request: Request, cursor: str) -> str:
+    query = request.GET.copy()
+    query["cursor"] = cursor
+    return request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
 
 
 class ReviewFlagsView(APIView):

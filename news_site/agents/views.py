@@ -1,10 +1,13 @@
 """Pages for people and agents: HTML and markdown on the same URLs, /llms.txt, guides."""
 
+import hashlib
+
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
+from django.utils.http import quote_etag
 from django.views.decorators.http import require_safe
 
 from news_site.agents import documents
@@ -48,14 +51,18 @@ def _entry_markdown_response(request: HttpRequest, entry) -> HttpResponse:
 
 def _index_markdown_response(request: HttpRequest) -> HttpResponse:
     entries = selectors.entry_list()[:INDEX_SIZE]
-    return _markdown(
-        documents.index_markdown(
-            entries,
-            base_url=_base_url(request),
-            site_name=settings.NEWS_SITE_NAME,
-            now=timezone.now(),
-        )
+    text = documents.index_markdown(
+        entries,
+        base_url=_base_url(request),
+        site_name=settings.NEWS_SITE_NAME,
+        now=timezone.now(),
     )
+    response = _markdown(text)
+    # The front matter's generated_at differs on every answer; the list after it is what a
+    # poller's copy must match (shared/conditional.py dates the ETag).
+    listing = text.split("\n---\n", 1)[-1]
+    response["ETag"] = quote_etag(hashlib.md5(listing.encode(), usedforsecurity=False).hexdigest())
+    return response
 
 
 @require_safe

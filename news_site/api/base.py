@@ -123,8 +123,9 @@ class ApiView(APIView):
             shared_as=shared_as,
             context=context,
         )
-        paginator = page_paginator(params)
+        paginator = page_paginator(params, request)
         paginator.has_more = kept.has_more
+        paginator.next_cursor = kept.next_cursor
         return paginator.get_paginated_response([personal(item) for item in kept.data])
 
 

@@ -8,7 +8,8 @@ from rest_framework.pagination import BasePagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from news_site.api.errors import API_VERSION
+from news_site.api import cursors
+from news_site.api.errors import API_VERSION, InvalidParameter
 
 
 def meta(**extra: Any) -> dict[str, Any]:
@@ -21,33 +22,67 @@ def item_response(data: Any, *, status: int = 200, **extra_meta: Any) -> Respons
 
 
 class PageNumberEnvelope(BasePagination):
-    """1-based pages of validated `page`/`per_page` parameters (the list params serializers
-    bound them). One row more than the page tells whether there is a next page, so no list
-    runs a COUNT."""
+    """Pages of validated `page`/`per_page`/`cursor` parameters (the list params serializers
+    bound them): 1-based page numbers, or the items after a `cursor` (news_site.api.cursors),
+    whose `next_cursor` stays right while items are added. One row more than the page tells
+    whether there is a next page, so no list runs a COUNT. `list_name` names the list a cursor
+    is bound to."""
 
-    def __init__(self, *, page: int, per_page: int, lang: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        page: int,
+        per_page: int,
+        lang: str | None = None,
+        cursor: str | None = None,
+        list_name: str = "",
+    ) -> None:
         self.page = page
         self.per_page = per_page
         self.lang = lang
+        self.cursor = cursor
+        self.list_name = list_name
         self.has_more = False
+        self.next_cursor: str | None = None
 
     def paginate_queryset(
         self, queryset: QuerySet[Any] | Sequence[Any], request: Request, view: Any = None
     ) -> list[Any]:
-        start = (self.page - 1) * self.per_page
-        rows = list(queryset[start : start + self.per_page + 1])
+        if not isinstance(queryset, QuerySet):
+            start = (self.page - 1) * self.per_page
+            rows = list(queryset[start : start + self.per_page + 1])
+            self.has_more = len(rows) > self.per_page
+            return rows[: self.per_page]
+        keys = cursors.order_keys(queryset)
+        identity = cursors.list_identity(self.list_name, keys)
+        queryset = cursors.with_keys(queryset, keys)
+        if self.cursor:
+            try:
+                position = cursors.cursor_decode(self.cursor, identity, keys)
+            except cursors.InvalidCursor as exc:
+                raise InvalidParameter(str(exc)) from exc
+            rows = list(cursors.after(queryset, keys, position)[: self.per_page + 1])
+        else:
+            start = (self.page - 1) * self.per_page
+            rows = list(queryset[start : start + self.per_page + 1])
         self.has_more = len(rows) > self.per_page
-        return rows[: self.per_page]
+        rows = rows[: self.per_page]
+        if self.has_more:
+            self.next_cursor = cursors.cursor_encode(identity, cursors.row_values(rows[-1], keys))
+        return rows
 
     def get_paginated_response(self, data: Any) -> Response:
+        # Paged by cursor, the page has no number: `page` and `next_page` are null.
+        numbered = not self.cursor
         return Response(
             {
                 "data": data,
                 "pagination": {
-                    "page": self.page,
+                    "page": self.page if numbered else None,
                     "per_page": self.per_page,
                     "has_more": self.has_more,
-                    "next_page": self.page + 1 if self.has_more else None,
+                    "next_page": self.page + 1 if self.has_more and numbered else None,
+                    "next_cursor": self.next_cursor,
                 },
                 "meta": meta(**({"lang": self.lang} if self.lang else {})),
             }

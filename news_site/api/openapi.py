@@ -13,6 +13,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 
 from news_site.api import serializers as shapes
+from news_site.api.cursors import MAX_CURSOR_LENGTH
 
 # Shared pieces ---------------------------------------------------------------------------
 
@@ -26,10 +27,21 @@ META = inline_serializer(
 PAGINATION = inline_serializer(
     "Pagination",
     {
-        "page": serializers.IntegerField(),
+        "page": serializers.IntegerField(
+            allow_null=True, help_text="The page number; null on a page read by `cursor`."
+        ),
         "per_page": serializers.IntegerField(),
-        "has_more": serializers.BooleanField(help_text="Whether page + 1 has items."),
-        "next_page": serializers.IntegerField(allow_null=True),
+        "has_more": serializers.BooleanField(help_text="Whether a next page has items."),
+        "next_page": serializers.IntegerField(
+            allow_null=True,
+            help_text="page + 1 when it has items; null on the last page and on pages read "
+            "by `cursor`.",
+        ),
+        "next_cursor": serializers.CharField(
+            allow_null=True,
+            help_text="Opaque: send it as `cursor` for the items after this page, which stay "
+            "right while items are added (unlike page numbers). Null on the last page.",
+        ),
     },
 )
 
@@ -55,6 +67,12 @@ PAGE_PARAMS = [
         "per_page",
         {"type": "integer", "minimum": 1, "maximum": 100, "default": 20},
         description="Items per page, 1-100 (default 20).",
+    ),
+    OpenApiParameter(
+        "cursor",
+        {"type": "string", "maxLength": MAX_CURSOR_LENGTH},
+        description="`pagination.next_cursor` of the previous page: the items after it. "
+        "Not with `page`; a cursor of another list or sort order is a 400.",
     ),
 ]
 LANG_PARAM = OpenApiParameter(

@@ -13,6 +13,7 @@ caller as it is; page_items keeps the serialized items, which the view completes
 for each request.
 """
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
@@ -32,10 +33,11 @@ ItemsQuery = Callable[[], QuerySet]
 
 @dataclass(frozen=True)
 class PageItems:
-    """One page's serialized items and whether a next page exists."""
+    """One page's serialized items, whether a next page exists and its cursor."""
 
     data: list[dict[str, Any]]
     has_more: bool
+    next_cursor: str | None
 
 
 def page_bytes(
@@ -53,7 +55,7 @@ def page_bytes(
     holds everything its content depends on besides the parameters."""
 
     def render() -> bytes:
-        paginator = page_paginator(params)
+        paginator = page_paginator(params, request)
         data = _serialized(view, request, paginator, items, serializer, params, context)
         response = paginator.get_paginated_response(data)
         # JSONRenderer, the API's only renderer (settings), renders bytes.
@@ -81,16 +83,23 @@ def page_items(
     page_bytes keeps a rendered page."""
 
     def make() -> PageItems:
-        paginator = page_paginator(params)
+        paginator = page_paginator(params, request)
         data = _serialized(view, request, paginator, items, serializer, params, context)
-        return PageItems(data=list(data), has_more=paginator.has_more)
+        return PageItems(
+            data=list(data), has_more=paginator.has_more, next_cursor=paginator.next_cursor
+        )
 
     return _kept(_page_key(request, f"items:{shared_as}", params), make)
 
 
-def page_paginator(params: dict[str, Any]) -> PageNumberEnvelope:
+def page_paginator(params: dict[str, Any], request: Request) -> PageNumberEnvelope:
+    # A cursor is bound to the list's path (and its order: news_site.api.cursors).
     return PageNumberEnvelope(
-        page=params["page"], per_page=params["per_page"], lang=params.get("lang")
+        page=params["page"],
+        per_page=params["per_page"],
+        lang=params.get("lang"),
+        cursor=params.get("cursor") or None,
+        list_name=request.path,
     )
 
 
@@ -123,8 +132,11 @@ def _page_key(request: Request, shared_as: str, params: dict[str, Any]) -> str |
     generation = content_generation()
     if generation is None:
         return None
-    # The accepted media type carries the client's `indent`, which changes the bytes.
+    # The accepted media type carries the client's `indent`, which changes the bytes. A cursor
+    # is any text the client sent: hashed, so that no character of it reaches the cache key.
+    cursor = params.get("cursor") or ""
+    cursor_hash = hashlib.blake2b(cursor.encode(), digest_size=16).hexdigest() if cursor else ""
     return (
         f"{shared_as}:{params['page']}:{params['per_page']}:{params.get('lang')}:"
-        f"{request.accepted_media_type}:{generation}"
+        f"{cursor_hash}:{request.accepted_media_type}:{generation}"
     )

@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from news_site.accounts.services import EMAIL_MAX_LENGTH, email_normalize
+from news_site.api.cursors import MAX_CURSOR_LENGTH
 from news_site.news.cleaning import clean_url
 from news_site.news.models import Entry, Story
 
@@ -32,6 +33,14 @@ class SafeURLField(CleanURLField):
 class PageParams(serializers.Serializer):
     page = serializers.IntegerField(min_value=1, max_value=10_000, default=1)
     per_page = serializers.IntegerField(min_value=1, max_value=100, default=20)
+    # Checked against the list by news_site.api.cursors when the page is read.
+    cursor = serializers.CharField(required=False, max_length=MAX_CURSOR_LENGTH)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # page=1 is every page number's default (generated clients send it with a cursor).
+        if attrs.get("cursor") and attrs["page"] != 1:
+            raise serializers.ValidationError("page and cursor are exclusive: send one")
+        return attrs
 
 
 class ListParams(PageParams):

@@ -1,13 +1,14 @@
 """Reads of podcast episodes, the one visibility rule for every surface: every stored episode
 is public (a podcast feed has no relevance filter), newest first."""
 
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 
 from news_site.podcasts.models import EpisodeTranscript, PodcastEpisode
 
 
 def episode_list() -> QuerySet[PodcastEpisode]:
-    return PodcastEpisode.objects.order_by("-published_on", "-id")
+    # Undated episodes last on every database (they disagree on where NULLs sort).
+    return PodcastEpisode.objects.order_by(F("published_on").desc(nulls_last=True), "-id")
 
 
 def episode_get(*, episode_id: str) -> PodcastEpisode | None:

@@ -301,3 +301,41 @@ def test_cursors_and_sync_tokens_survive_a_key_rotation(api, feed, settings):
     refused = api.get("/changes", params={"sync_token": token})
     assert refused.status_code == 400
     assert refused.json()["error"]["code"] == "invalid_cursor"
+
+
+def test_polling_is_conditional_and_each_page_links_the_next(api, feed, data_repo, run_reindex):
+    first = api.get("/changes", params={"limit": 5})
+    etag, last_modified = first.headers["ETag"], first.headers["Last-Modified"]
+    cursor = first.json()["meta"]["next_cursor"]
+
+    assert etag.startswith('"')
+    assert first.headers["Cache-Control"] == "private, no-cache"
+    assert first.headers["X-Poll-Interval"] == "60"
+    link, rel = first.headers["Link"].split("; ")
+    assert rel == 'rel="next"'
+    followed = api.get(link.strip("<>"))
+    assert followed.json() == api.get("/changes", params={"limit": 5, "cursor": cursor}).json()
+    second_etag = followed.headers["ETag"]
+    for validator in ({"If-None-Match": etag}, {"If-Modified-Since": last_modified}):
+        repeat = api.get("/changes", params={"limit": 5}, headers=validator)
+        assert repeat.status_code == 304
+        assert repeat.content == b""
+        assert repeat.headers["ETag"] == etag
+        assert repeat.headers["X-Poll-Interval"] == "60"
+
+    data_repo.update("NY", summary="Published while a client polls")
+    run_reindex()
+
+    for validator in ({"If-None-Match": etag}, {"If-Modified-Since": last_modified}):
+        assert api.get("/changes", params={"limit": 5}, headers=validator).status_code == 200
+    # A later page of the walk is pinned to the feed as it stood: its body, so its ETag, stay.
+    pinned = api.get(link.strip("<>"), headers={"If-None-Match": second_etag})
+    assert pinned.status_code == 304
+
+
+def test_the_last_page_has_no_next_link(api, feed):
+    last = api.get("/changes", params={"limit": 500})
+
+    assert last.json()["meta"].get("next_cursor") is None
+    assert "Link" not in last.headers
+    assert last.headers["X-Poll-Interval"] == "60"

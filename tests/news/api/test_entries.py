@@ -48,7 +48,13 @@ def test_entries_lists_relevant_entries_newest_first_in_the_envelope(
     body = response.json()
     assert set(body) == {"data", "pagination", "meta"}
     assert [e["id"] for e in body["data"]] == [newer.pk, older.pk]
-    assert body["pagination"] == {"page": 1, "per_page": 20, "has_more": False, "next_page": None}
+    assert body["pagination"] == {
+        "page": 1,
+        "per_page": 20,
+        "has_more": False,
+        "next_page": None,
+        "next_cursor": None,
+    }
     assert body["meta"] == {"api_version": "v1", "lang": "sv"}
     item = body["data"][1]
     assert set(item) == ENTRY_FIELDS
@@ -114,6 +120,8 @@ def test_pages_follow_each_other_without_gaps(http, make_feed, make_entry):
     third = http.get("/api/v1/entries", params={"per_page": 2, "page": 3}).json()
 
     assert [e["id"] for e in first["data"]] == expected[:2]
+    cursor = first["pagination"].pop("next_cursor")
+    assert isinstance(cursor, str)
     assert first["pagination"] == {"page": 1, "per_page": 2, "has_more": True, "next_page": 2}
     assert [e["id"] for e in third["data"]] == expected[4:]
     assert third["pagination"]["has_more"] is False

@@ -77,6 +77,10 @@ def test_every_operation_answers_as_documented(api_schema):
             suppress_health_check=list(HealthCheck),
         )
         def answers_as_documented(case):
+            # A cursor is opaque, signed by the service: no schema can say which strings it
+            # signed, so a generated one is a 400 (tests/news/api/test_cursors.py).
+            if case.query:
+                case.query.pop("cursor", None)
             case.call_and_validate()
 
         answers_as_documented()

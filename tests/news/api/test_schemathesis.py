@@ -73,6 +73,10 @@ def test_every_operation_answers_a_signed_in_app_as_documented(server):
             suppress_health_check=list(HealthCheck),
         )
         def answers_as_documented(case):
+            # A cursor is opaque, signed by the service: no schema can say which strings it
+            # signed, so a generated one is a 400 (tests/news/api/test_cursors.py).
+            if case.query:
+                case.query.pop("cursor", None)
             case.call_and_validate(headers={"Authorization": f"Bearer {fresh_token()}"})
 
         answers_as_documented()
