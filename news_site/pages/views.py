@@ -23,7 +23,8 @@ from news_site.podcasts.selectors import episode_get, episode_list
 from news_site.stories.selectors import card_entries, story_entries, story_get
 from shared.markdown_html import markdown_html
 
-CARDS_PER_PAGE = 20
+# A phone shows a card in about half a screen: a dozen is a page worth scrolling.
+CARDS_PER_PAGE = 12
 EPISODES_MAX = 100
 # The guide list's sections, in the order a reader looks for them.
 GUIDE_SECTIONS = (
