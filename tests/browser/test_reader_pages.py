@@ -98,6 +98,7 @@ def test_an_article_page_has_the_summary_and_the_way_to_the_original(
     quickstart: QuickStart, phone
 ) -> None:
     phone.goto(quickstart.news + "/")
+    phone.locator('.card h2 a[href^="/handelser/"]').first.click()
     phone.locator('.card h2 a[href^="/entries/"]').first.click()
 
     article = phone.locator("article")
