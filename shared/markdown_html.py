@@ -34,7 +34,8 @@ def _safe_target(target: str, local_link: LocalLink) -> str:
     return local_link(target)
 
 
-class _SafeTargets(Treeprocessor):
+# The markdown package has no type hints.
+class _SafeTargets(Treeprocessor):  # type: ignore[misc]
     def __init__(self, md: markdown.Markdown, local_link: LocalLink) -> None:
         super().__init__(md)
         self.local_link = local_link
@@ -50,7 +51,7 @@ class _SafeTargets(Treeprocessor):
                         del element.attrib[attribute]
 
 
-class _Safe(Extension):
+class _Safe(Extension):  # type: ignore[misc]
     def __init__(self, local_link: LocalLink) -> None:
         super().__init__()
         self.local_link = local_link
@@ -63,6 +64,8 @@ class _Safe(Extension):
 
 def markdown_html(text: str, *, local_link: LocalLink = site_paths) -> str:
     """The text as HTML (tables and fenced code included); raw HTML in it arrives escaped."""
-    return markdown.markdown(
-        text, extensions=["tables", "fenced_code", _Safe(local_link)], output_format="html"
+    return str(
+        markdown.markdown(
+            text, extensions=["tables", "fenced_code", _Safe(local_link)], output_format="html"
+        )
     )
