@@ -106,6 +106,7 @@ INSTALLED_APPS = [
     "compliance_site.access",
     "compliance_site.webhooks",
     "compliance_site.api",
+    "compliance_site.landing",
 ]
 
 MIDDLEWARE = [

@@ -17,6 +17,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", liveness),
     path("readyz", readiness_view({"database": database_check, "cache": cache_check})),
+    # For people: what the service is, and the integrators' docs (compliance_site/landing).
+    path("", include("compliance_site.landing.urls")),
 ]
 
 # Unknown paths and server errors answer in the API's error envelope.

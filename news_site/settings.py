@@ -99,14 +99,19 @@ X_FRAME_OPTIONS = "DENY"
 # Only these proxies may tell us the client address (X-Forwarded-For / X-Real-IP).
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
 FETCH_ALLOW_PRIVATE_NETWORKS = env_bool("FETCH_ALLOW_PRIVATE_NETWORKS", False)
-# Content-Security-Policy: the API policy plus what the HTML pages for people (`/`,
-# `/entries/N`) need: their one inline style block and the sources' images. Scripts, frames,
-# forms and plugins stay forbidden. The admin gets its own static files.
+# Content-Security-Policy: the API policy plus what the HTML pages for people
+# (news_site/pages) need: their one inline style block, the sources' images, the search box
+# (a GET form to this site) and fetches of this site. Scripts, frames and plugins stay
+# forbidden. The admin gets its own static files.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         **API_CSP_DIRECTIVES,
         "img-src": ["https:", "data:"],
         "style-src": ["'unsafe-inline'"],
+        "form-action": ["'self'"],
+        # No page has a script to connect with; tools that read a page from inside it
+        # (Lighthouse fetches /robots.txt so) need this site, nothing else.
+        "connect-src": ["'self'"],
     }
 }
 ADMIN_CONTENT_SECURITY_POLICY = {"DIRECTIVES": ADMIN_CSP_DIRECTIVES}
@@ -152,6 +157,7 @@ INSTALLED_APPS = [
     "news_site.podcasts",
     "news_site.legacy",
     "news_site.agents",
+    "news_site.pages",
     "news_site.api",
     "news_site.mcp",
     "news_site.ingest",
@@ -183,12 +189,15 @@ LANGUAGE_CODE = "sv"
 USE_I18N = True
 USE_TZ = True
 TIME_ZONE = "UTC"
-# shared/audience.py: the APIs answer in English; admin and the HTML pages (`/`,
-# `/entries/N`) show DISPLAY_TIME_ZONE with the zone's name, in the formats of shared/formats.
+# shared/audience.py: the APIs answer in English; admin and the HTML pages for people
+# (news_site/pages: `/`, `/entries/N`, the lists and `/<guide>`) show DISPLAY_TIME_ZONE with the
+# zone's name, in the formats of shared/formats.
 ENGLISH_PATHS = r"^/api/"
 FORMAT_MODULE_PATH = ["shared.formats"]
 DISPLAY_TIME_ZONE = env_str("DISPLAY_TIME_ZONE", "Europe/Stockholm")
-DISPLAY_TIME_ZONE_PATHS = r"^/(?:admin/|entries/[0-9]+$|$)"
+DISPLAY_TIME_ZONE_PATHS = (
+    r"^/(?:admin/|entries/[0-9]+$|$|handelser/|sok$|guider$|podd|taggar|kallor|[a-z0-9-]+$)"
+)
 
 # --- Logging and metrics ------------------------------------------------------------------
 # JSON lines on stderr, each with the id of the request it belongs to (shared/logs.py).

@@ -39,6 +39,8 @@ urlpatterns = [
     ),
     path("", include("news_site.legacy.urls")),
     path("", include("news_site.agents.urls")),
+    # Last: its guide pages take `/<slug>`, which must not shadow any other path.
+    path("", include("news_site.pages.urls")),
 ]
 
 

@@ -1,17 +1,16 @@
-"""Pages for people and agents: HTML and markdown on the same URLs, /llms.txt, guides."""
+"""The agents' surfaces: markdown (also on the pages for people's URLs, by Accept: news_site.pages
+asks here), /llms.txt, guides as markdown."""
 
 import hashlib
 
 from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
 from django.utils import timezone
 from django.utils.cache import patch_vary_headers
 from django.utils.http import quote_etag
 from django.views.decorators.http import require_safe
 
 from news_site.agents import documents
-from news_site.agents.negotiation import prefers_markdown
 from news_site.news import selectors
 from news_site.news.http import public
 
@@ -29,7 +28,8 @@ def _markdown(text: str, content_type: str = "text/markdown; charset=utf-8") -> 
     return public(response)
 
 
-def _negotiated(response: HttpResponse) -> HttpResponse:
+def negotiated(response: HttpResponse) -> HttpResponse:
+    """A response of a URL that answers HTML or markdown by Accept (agents.negotiation)."""
     patch_vary_headers(response, ["Accept"])
     return response
 
@@ -41,7 +41,7 @@ def _entry_or_404(entry_id: int):
     return entry
 
 
-def _entry_markdown_response(request: HttpRequest, entry) -> HttpResponse:
+def entry_markdown_response(request: HttpRequest, entry) -> HttpResponse:
     return _markdown(
         documents.entry_markdown(
             entry, base_url=_base_url(request), site_name=settings.NEWS_SITE_NAME
@@ -49,7 +49,7 @@ def _entry_markdown_response(request: HttpRequest, entry) -> HttpResponse:
     )
 
 
-def _index_markdown_response(request: HttpRequest) -> HttpResponse:
+def index_markdown_response(request: HttpRequest) -> HttpResponse:
     entries = selectors.entry_list()[:INDEX_SIZE]
     text = documents.index_markdown(
         entries,
@@ -66,35 +66,13 @@ def _index_markdown_response(request: HttpRequest) -> HttpResponse:
 
 
 @require_safe
-def home(request: HttpRequest) -> HttpResponse:
-    if prefers_markdown(request.headers.get("Accept", "")):
-        return _negotiated(_index_markdown_response(request))
-    entries = selectors.entry_list()[:INDEX_SIZE]
-    context = {"entries": entries, "site_name": settings.NEWS_SITE_NAME}
-    return _negotiated(public(render(request, "agents/home.html", context)))
-
-
-@require_safe
-def entry_page(request: HttpRequest, entry_id: int) -> HttpResponse:
-    entry = _entry_or_404(entry_id)
-    if prefers_markdown(request.headers.get("Accept", "")):
-        return _negotiated(_entry_markdown_response(request, entry))
-    context = {
-        "entry": entry,
-        "site_name": settings.NEWS_SITE_NAME,
-        "credit": documents.credit(entry, site_name=settings.NEWS_SITE_NAME),
-    }
-    return _negotiated(public(render(request, "agents/entry.html", context)))
-
-
-@require_safe
 def entry_markdown(request: HttpRequest, entry_id: int) -> HttpResponse:
-    return _entry_markdown_response(request, _entry_or_404(entry_id))
+    return entry_markdown_response(request, _entry_or_404(entry_id))
 
 
 @require_safe
 def index_markdown(request: HttpRequest) -> HttpResponse:
-    return _index_markdown_response(request)
+    return index_markdown_response(request)
 
 
 @require_safe

@@ -60,6 +60,8 @@ _PUBLIC_FIELDS = (
     "platform_relevant",
     "view_count",
     "source_count",
+    # The reader's pages show an entry of a story as its story's card.
+    "story",
     "feed__id",
     "feed__title",
 )
@@ -70,7 +72,10 @@ def _with_relations(entries: QuerySet[Entry]) -> QuerySet[Entry]:
         entries.select_related("feed")
         .only(*_PUBLIC_FIELDS)
         .prefetch_related(
-            Prefetch("tags", queryset=Tag.objects.only("id", "name").order_by(Lower("name"), "id"))
+            Prefetch(
+                "tags",
+                queryset=Tag.objects.only("id", "name", "slug").order_by(Lower("name"), "id"),
+            )
         )
     )
 
@@ -144,6 +149,10 @@ def entry_none() -> QuerySet[Entry]:
 
 def tag_get(*, tag_id: int) -> Tag | None:
     return Tag.objects.filter(pk=tag_id).first()
+
+
+def tag_get_by_slug(*, slug: str) -> Tag | None:
+    return Tag.objects.filter(slug=slug).first()
 
 
 def guide_list(*, page_type: str | None = None) -> QuerySet[ProductGuide]:

@@ -7,7 +7,7 @@ emptied by editors is gone everywhere, list and detail alike.
 
 from datetime import datetime
 
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from news_site.news.models import Entry, FeedKind, Story
 from news_site.news.selectors import entry_list
@@ -87,3 +87,24 @@ def story_successors(*, story: Story) -> QuerySet[Story]:
 def story_entries(*, story: Story) -> QuerySet[Entry]:
     """The story's public articles, newest first, at most STORY_ENTRIES_MAX."""
     return entry_list().filter(story=story)[:STORY_ENTRIES_MAX]
+
+
+def card_entries() -> QuerySet[Entry]:
+    """One public entry per card of the reader's pages, newest first: every entry without a
+    story, and of each story only its newest public member (the story's card takes that place
+    in the list), so two articles of one story are never two cards."""
+    newer_member = (
+        entry_list()
+        .order_by()
+        .filter(story_id=OuterRef("story_id"))
+        .filter(
+            Q(listed_at__gt=OuterRef("listed_at"))
+            | Q(listed_at=OuterRef("listed_at"), id__gt=OuterRef("id"))
+        )
+    )
+    return entry_list().filter(Q(story__isnull=True) | ~Exists(newer_member))
+
+
+def stories_by_id(*, story_ids: list[int]) -> dict[int, Story]:
+    """Visible stories by id, for the cards of a page of card_entries()."""
+    return story_list().in_bulk(story_ids)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class LandingConfig(AppConfig):
+    name = "compliance_site.landing"
+    label = "landing"
