@@ -332,7 +332,7 @@ NEWS_EMBEDDING_MODEL = env_str("NEWS_EMBEDDING_MODEL")
 NEWS_EMBEDDING_CACHE_DIR = env_str("NEWS_EMBEDDING_CACHE_DIR", str(VAR_DIR / "models"))
 # Tokens of an entry's text (title, then its summaries) the model reads; the model's time per
 # entry grows with them (docs/decisions.md, "What an entry's embedding reads").
-NEWS_EMBEDDING_MAX_TOKENS = env_int("NEWS_EMBEDDING_MAX_TOKENS", 128)
+NEWS_EMBEDDING_MAX_TOKENS = env_int("NEWS_EMBEDDING_MAX_TOKENS", 64)
 # Cosine similarity below which a semantic hit does not count (then keyword search answers).
 NEWS_SEMANTIC_MIN_SCORE = env_float("NEWS_SEMANTIC_MIN_SCORE", 0.3)
 # How often each process's in-memory vector index picks up new and changed embeddings.
