@@ -39,8 +39,8 @@ from benchmarks.feedgen import FeedServer, FeedSet  # noqa: E402
 from benchmarks.ingest_scale import clustering_bench, first_search_bench  # noqa: E402
 from benchmarks.ingest_setup import DB_NAME, ENV, PG, database_fresh, django_setup  # noqa: E402
 from benchmarks.ingest_watch import ApiServer, PublicWatch  # noqa: E402
-from benchmarks.results import Figure, record  # noqa: E402
 from benchmarks.measured import PassResult, run_measured  # noqa: E402
+from benchmarks.results import Figure, record  # noqa: E402
 from benchmarks.ttrss import TtRss, feed_address  # noqa: E402
 
 PASSES = ("first", "unchanged", "5 new")
