@@ -211,12 +211,14 @@ def _graph(directory: Path) -> Path:
     cache = Path(settings.NEWS_EMBEDDING_CACHE_DIR)
     cache.mkdir(parents=True, exist_ok=True)
     target = cache / f"{_model_fingerprint(directory)}.onnx"
-    if target.exists():
+    # The graph and its weights' file beside it (onnx_export.model_export).
+    weights = target.with_name(f"{target.name}.data")
+    if target.exists() and weights.exists():
         return target
     # Web workers start together: one exports, the others wait for it and find the file.
     with open(cache / f"{target.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not target.exists():
+        if not (target.exists() and weights.exists()):
             logger.info("writing the ONNX form of %s to %s (once per model)", directory, target)
             done = subprocess.run(
                 [sys.executable, "-m", "news_site.search.onnx_export", str(directory), str(target)],
