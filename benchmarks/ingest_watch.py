@@ -56,7 +56,8 @@ class ApiServer:
                     return self
             except httpx.HTTPError:
                 pass
-            if self._process.poll() is not None or time.monotonic() - started > 120:
+            # A bound for a server that never comes up; a loaded machine takes minutes.
+            if self._process.poll() is not None or time.monotonic() - started > 600:
                 raise RuntimeError("the API server did not come up")
             time.sleep(0.1)
 
