@@ -10,9 +10,12 @@ the caller stores each result on its own thread (one database connection, in ord
 arrival), so a fast source is stored while a slow one is still being read.
 """
 
+import functools
+import threading
 from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
+from queue import SimpleQueue
 from typing import Generic, TypeVar
 from urllib.parse import urlsplit
 
@@ -47,45 +50,60 @@ def fetch_all(
     waiting: dict[str, deque[FetchJob[K]]] = {}
     for job in jobs:
         waiting.setdefault(host_of(job.url), deque()).append(job)
-    if not waiting:
+    total = sum(len(queue) for queue in waiting.values())
+    if not total:
         return
     in_flight: dict[str, int] = dict.fromkeys(waiting, 0)
-    running: dict[Future[FetchResult], tuple[FetchJob[K], str]] = {}
+    running = [0]
     workers = max(1, workers)
     per_host = max(1, per_host)
+    # Reentrant: a fetch that is done before its callback is added runs `done` at once, on
+    # the thread that submitted it, inside fill().
+    lock = threading.RLock()
+    finished: SimpleQueue[tuple[FetchJob[K], Future[FetchResult]]] = SimpleQueue()
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="feed-fetch")
 
     def fill() -> None:
         # Round robin over the hosts with work and a free slot, so a host with many feeds
-        # does not take every thread while the others wait.
-        while len(running) < workers:
+        # does not take every thread while the others wait. Called under `lock`.
+        while running[0] < workers:
             ready = [h for h, q in waiting.items() if q and in_flight[h] < per_host]
             if not ready:
                 return
             for host in ready:
-                if len(running) >= workers:
+                if running[0] >= workers:
                     return
+                # A nested fill() (see `lock`) may have taken this host's work or slots.
+                if not waiting[host] or in_flight[host] >= per_host:
+                    continue
                 job = waiting[host].popleft()
                 in_flight[host] += 1
+                running[0] += 1
                 future = pool.submit(fetcher, job.url, headers=job.headers)
-                running[future] = (job, host)
+                future.add_done_callback(functools.partial(done, job, host))
+
+    def done(job: FetchJob[K], host: str, future: Future[FetchResult]) -> None:
+        # On the pool's thread: the next request goes out at once, whatever the caller is
+        # doing (storing a large document takes a while; the network must not wait for it).
+        with lock:
+            in_flight[host] -= 1
+            running[0] -= 1
+            if not future.cancelled():
+                fill()
+        finished.put((job, future))
 
     try:
-        fill()
-        while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            finished = []
-            for future in done:
-                job, host = running.pop(future)
-                in_flight[host] -= 1
-                finished.append((job, future))
-            # The next requests go out before the caller spends time storing these.
+        with lock:
             fill()
-            for job, future in finished:
-                try:
-                    outcome: FetchResult | FetchError = future.result()
-                except FetchError as exc:
-                    outcome = exc
-                yield job.key, outcome
+        for _ in range(total):
+            job, future = finished.get()
+            try:
+                outcome: FetchResult | FetchError = future.result()
+            except FetchError as exc:
+                outcome = exc
+            yield job.key, outcome
     finally:
+        with lock:
+            for queue in waiting.values():
+                queue.clear()
         pool.shutdown(wait=False, cancel_futures=True)
