@@ -7,6 +7,10 @@ is (from one template per kind of event and language, told apart by who reported
 where). `advance` puts N new items on top of every feed (dropping the oldest),
 which is the "5 new per feed" pass.
 
+Two corpora: by default a wire story is carried word for word by several sources (the repeated
+corpus: a run embeds each distinct text once); `distinct=True` gives every item a text of its
+own, as real sources write their own copy of a story (the model then runs for every item).
+
 The server answers conditional requests the way real sites do: a strong ETag and a
 Last-Modified per document, 304 to a matching If-None-Match or If-Modified-Since.
 """
@@ -14,6 +18,7 @@ Last-Modified per document, 304 to a matching If-None-Match or If-Modified-Since
 import hashlib
 import random
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime, parsedate_to_datetime
@@ -162,6 +167,8 @@ class FeedSet:
     feeds: int = 40
     items: int = 50
     seed: int = 13
+    # Every item's text its own (a sentence of its source's) instead of a shared wire text.
+    distinct: bool = False
     now: datetime = field(default_factory=lambda: datetime.now(UTC).replace(microsecond=0))
     _items: list[list[dict]] = field(default_factory=list)
     _serial: int = 0
@@ -169,6 +176,8 @@ class FeedSet:
 
     def __post_init__(self) -> None:
         self._random = random.Random(self.seed)
+        # Its own generator, so the repeated corpus stays what it was.
+        self._own_words = random.Random(self.seed + 1)
         # Events several sources cover, spread over the last week.
         self._events = [self._event() for _ in range(self.feeds * self.items // 3)]
         self._items = [[] for _ in range(self.feeds)]
@@ -229,13 +238,30 @@ class FeedSet:
         values = {key: event[key] for key in ("p", "c", "s", "o", "n")}
         where = f"{event['who']}, {event['where']}"
         lead = f"Enligt {where}: " if swedish else f"According to {where}: "
+        body = lead + text.format(**values)
+        if self.distinct:
+            body += " " + self._own_sentence(feed, swedish=swedish)
         return {
             "guid": f"bench-{feed:02d}-{self._serial:06d}",
             "title": f"{title.format(**values)} ({event['who']})",
-            "text": lead + text.format(**values),
+            "text": body,
             "published": published,
             "link": f"https://source-{feed:02d}.example/{self._serial}",
         }
+
+    def _own_sentence(self, feed: int, *, swedish: bool) -> str:
+        """What one source adds to a story in its own words: a sentence no other item has."""
+        r = self._own_words
+        place, other = r.choice(PLACES), r.choice(PLACES)
+        if swedish:
+            return (
+                f"Källa {feed:02d} noterar att intresset i {place} var {r.randint(2, 99)} procent "
+                f"högre än i {other} under vecka {r.randint(1, 52)} (notis {self._serial})."
+            )
+        return (
+            f"Source {feed:02d} notes that interest in {place} ran {r.randint(2, 99)} percent "
+            f"above {other} in week {r.randint(1, 52)} (note {self._serial})."
+        )
 
     def _render(self, feed: int) -> None:
         items = "".join(
@@ -261,9 +287,20 @@ class FeedSet:
 class FeedServer:
     """A threaded HTTP server for a FeedSet, in this process, on (host, port)."""
 
-    def __init__(self, feeds: FeedSet, *, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        feeds: FeedSet,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        latency: dict[str, float] | None = None,
+    ) -> None:
         self.feeds = feeds
         self.requests: list[tuple[str, int]] = []
+        # Seconds a path's answer is held (a remote source's latency), and when each request
+        # arrived and was answered (time.monotonic()).
+        self.latency = latency or {}
+        self.timings: list[tuple[float, float]] = []
         handler = self._handler()
         self._server = ThreadingHTTPServer((host, port), handler)
         self._server.daemon_threads = True
@@ -295,6 +332,15 @@ class FeedServer:
             protocol_version = "HTTP/1.1"
 
             def do_GET(self) -> None:
+                arrived = time.monotonic()
+                if self.path in server.latency:
+                    time.sleep(server.latency[self.path])
+                try:
+                    self._get()
+                finally:
+                    server.timings.append((arrived, time.monotonic()))
+
+            def _get(self) -> None:
                 found = server.feeds.document(self.path)
                 if found is None:
                     self._answer(404, b"not found", {})

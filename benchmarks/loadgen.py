@@ -16,6 +16,9 @@ class LoadResult:
     requests_per_second: float
     p99_ms: float
     non_2xx: int
+    # Answers a `check` script (wrk's Lua) looked at, and those it found wrong.
+    checked: int = 0
+    wrong: int = 0
 
 
 def ensure_wrk() -> str:
@@ -41,8 +44,11 @@ def wrk(
     connections: int = 16,
     threads: int = 2,
     runs: int = 3,
+    check: str = "",
 ) -> LoadResult:
-    """The median requests/second and p99 of `runs` wrk runs; with `body`, POSTs of it."""
+    """The median requests/second and p99 of `runs` wrk runs; with `body`, POSTs of it.
+    `check`: Lua added to the script that prints "checked answers: N wrong: M" when done
+    (summed over the runs)."""
     binary = ensure_wrk()
     header_args = [
         arg for name, value in (headers or {}).items() for arg in ("-H", f"{name}: {value}")
@@ -53,6 +59,8 @@ def wrk(
             # wrk sends a request body only from a script; a Lua string holds any bytes.
             lua_string = json.dumps(body.decode(), ensure_ascii=False)
             script.write(f'wrk.method = "POST"\nwrk.body = {lua_string}\n')
+        if body is not None or check:
+            script.write(check)
             script.flush()
             header_args += ["-s", script.name]
         for _ in range(runs):
@@ -75,6 +83,8 @@ def wrk(
         requests_per_second=statistics.median(r.requests_per_second for r in results),
         p99_ms=statistics.median(r.p99_ms for r in results),
         non_2xx=sum(r.non_2xx for r in results),
+        checked=sum(r.checked for r in results),
+        wrong=sum(r.wrong for r in results),
     )
 
 
@@ -82,4 +92,11 @@ def _parse(output: str) -> LoadResult:
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output)[1])
     value, unit = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", output, re.M).groups()
     non_2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", output)
-    return LoadResult(rps, float(value) * _UNITS[unit], int(non_2xx[1]) if non_2xx else 0)
+    checked = re.search(r"checked answers: (\d+) wrong: (\d+)", output)
+    return LoadResult(
+        rps,
+        float(value) * _UNITS[unit],
+        int(non_2xx[1]) if non_2xx else 0,
+        checked=int(checked[1]) if checked else 0,
+        wrong=int(checked[2]) if checked else 0,
+    )

@@ -12,7 +12,8 @@ What the benchmarks call:
 - `.feeds_replace(urls)` and `.update()`: the ingest passes, `php update.php --feeds` as the
   www-data user, timed with its peak RSS (benchmarks/news_ingest_bench.py);
 - `.headlines_load(seconds=20, connections=8)`: wrk against the API's `getHeadlines` (limit
-  50, excerpts, a logged-in session), requests/s and p99 (the #14 API comparison).
+  50, excerpts, a logged-in session bound to the User-Agent the load sends), requests/s and
+  p99 (the #14 API comparison); every answer under load is checked to hold 50 headlines.
 
 tt-rss fetches only from ports 80/443 and refuses loopback hosts (UrlHelper::validate), so the
 feeds it reads must be served on port 80 of a non-loopback address of this machine:
@@ -29,7 +30,6 @@ import socket
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -39,6 +39,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks.loadgen import LoadResult, wrk  # noqa: E402
+from benchmarks.measured import PassResult, run_measured  # noqa: E402
 
 PG = os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432")
 WWW = Path("/usr/share/tt-rss/www")
@@ -50,48 +51,32 @@ DATABASE_PHP = Path("/etc/tt-rss/database.php")
 CONFIG_PHP = Path("/etc/tt-rss/config.php")
 USER = "www-data"
 LOGIN, PASSWORD = "admin", "password"  # the account tt-rss's schema creates
-
-
-@dataclass(frozen=True)
-class PassResult:
-    seconds: float
-    peak_rss_mb: float
-
-
-def run_measured(
-    command: list[str],
-    *,
-    env: dict[str, str] | None = None,
-    user: str | None = None,
-    cwd: str | Path | None = None,
-) -> PassResult:
-    """Wall time and the peak RSS of the largest process of `command`'s tree (children that
-    it waits for included), measured by a fresh wrapper whose only children they are."""
-    wrapper = (
-        "import json, resource, subprocess, sys, time\n"
-        "spec = json.loads(sys.argv[1])\n"
-        "start = time.perf_counter()\n"
-        "user = spec['user']\n"
-        "ids = {'user': user, 'group': user, 'extra_groups': []} if user else {}\n"
-        "done = subprocess.run(spec['command'], cwd=spec['cwd'], **ids,"
-        " stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
-        "seconds = time.perf_counter() - start\n"
-        "peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
-        "print(json.dumps({'seconds': seconds, 'kb': peak, 'rc': done.returncode,"
-        " 'stderr': done.stderr.decode(errors='replace')[-2000:]}))\n"
-    )
-    spec = {"command": command, "cwd": str(cwd) if cwd else None, "user": user}
-    out = subprocess.run(
-        [sys.executable, "-c", wrapper, json.dumps(spec)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    if result["rc"] != 0:
-        raise RuntimeError(f"{command[:3]} failed ({result['rc']}): {result['stderr']}")
-    return PassResult(result["seconds"], result["kb"] / 1024)
+# tt-rss binds a session to the User-Agent it logged in with: the login and every request of
+# the load send this one (wrk sends none of its own, and a session used without it answers
+# HTTP 200 with NOT_LOGGED_IN).
+USER_AGENT = "ttrss-bench/1.0"
+# wrk's Lua: every answer must be status 0 with 50 headlines (one "guid" each), counted per
+# thread and summed when the run is done.
+HEADLINES_CHECK = """
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+function init(args) checked = 0; wrong = 0 end
+function response(status, headers, body)
+  checked = checked + 1
+  local _, headlines = string.gsub(body, '"guid":', '')
+  if status ~= 200 or headlines ~= 50 or not string.find(body, '"status":0', 1, true) then
+    wrong = wrong + 1
+  end
+end
+function done(summary, latency, requests)
+  local total, bad = 0, 0
+  for _, thread in ipairs(threads) do
+    total = total + thread:get("checked")
+    bad = bad + thread:get("wrong")
+  end
+  io.write(string.format("checked answers: %d wrong: %d\\n", total, bad))
+end
+"""
 
 
 def feed_address() -> str:
@@ -326,7 +311,9 @@ class TtRss:
 
     def session(self) -> str:
         answer = httpx.post(
-            f"{self.base_url}/api/", json={"op": "login", "user": LOGIN, "password": PASSWORD}
+            f"{self.base_url}/api/",
+            json={"op": "login", "user": LOGIN, "password": PASSWORD},
+            headers={"User-Agent": USER_AGENT},
         ).json()
         if answer.get("status") != 0:
             raise RuntimeError(f"tt-rss API login failed: {answer}")
@@ -347,7 +334,11 @@ class TtRss:
     def headlines_check(self) -> int:
         """How many headlines one getHeadlines answers (50 when enough articles are stored)."""
         sid = self.session()
-        answer = httpx.post(f"{self.base_url}/api/", content=self.headlines_body(sid)).json()
+        answer = httpx.post(
+            f"{self.base_url}/api/",
+            content=self.headlines_body(sid),
+            headers={"User-Agent": USER_AGENT},
+        ).json()
         if answer.get("status") != 0:
             raise RuntimeError(f"getHeadlines failed: {answer}")
         return len(answer["content"])
@@ -355,16 +346,24 @@ class TtRss:
     def headlines_load(
         self, *, seconds: float = 20, connections: int = 8, runs: int = 1
     ) -> LoadResult:
-        """wrk: getHeadlines (limit 50, excerpts) with one logged-in session."""
+        """wrk: getHeadlines (limit 50, excerpts) with one logged-in session, every answer
+        checked (LoadResult.checked and .wrong; a benchmark refuses figures with wrong ones)."""
         sid = self.session()
-        return wrk(
+        result = wrk(
             f"{self.base_url}/api/",
-            headers={"Content-Type": "application/json"},
+            headers={"Content-Type": "application/json", "User-Agent": USER_AGENT},
             body=self.headlines_body(sid),
             seconds=seconds,
             connections=connections,
             runs=runs,
+            check=HEADLINES_CHECK,
         )
+        if not result.checked or result.wrong:
+            raise RuntimeError(
+                f"tt-rss getHeadlines under load: {result.wrong} of {result.checked} answers "
+                "without their 50 headlines"
+            )
+        return result
 
 
 def main() -> int:

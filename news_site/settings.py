@@ -281,6 +281,10 @@ NEWS_FETCH_USER_AGENT = env_str(
 )
 NEWS_FETCH_TIMEOUT_SECONDS = env_int("NEWS_FETCH_TIMEOUT_SECONDS", 15)
 NEWS_FETCH_MAX_BYTES = env_int("NEWS_FETCH_MAX_BYTES", 5 * 1024 * 1024)
+# The feeds step fetches due feeds in parallel: at most this many at once, and at most
+# NEWS_FETCH_PER_HOST of them from one host (politeness toward a site with many feeds).
+NEWS_FETCH_CONCURRENCY = env_int("NEWS_FETCH_CONCURRENCY", 16)
+NEWS_FETCH_PER_HOST = env_int("NEWS_FETCH_PER_HOST", 2)
 NEWS_FEED_MIN_INTERVAL_SECONDS = env_int("NEWS_FEED_MIN_INTERVAL_SECONDS", 10 * 60)
 NEWS_FEED_MAX_INTERVAL_SECONDS = env_int("NEWS_FEED_MAX_INTERVAL_SECONDS", 24 * 3600)
 NEWS_FEED_PAUSE_AFTER_DAYS = env_int("NEWS_FEED_PAUSE_AFTER_DAYS", 3)
@@ -336,6 +340,9 @@ NEWS_EMBEDDING_MODEL = env_str("NEWS_EMBEDDING_MODEL")
 # child process that builds it from the safetensors weights) and read by every process that
 # embeds.
 NEWS_EMBEDDING_CACHE_DIR = env_str("NEWS_EMBEDDING_CACHE_DIR", str(VAR_DIR / "models"))
+# Tokens of an entry's text (title, then its summaries) the model reads; the model's time per
+# entry grows with them (docs/decisions.md, "What an entry's embedding reads").
+NEWS_EMBEDDING_MAX_TOKENS = env_int("NEWS_EMBEDDING_MAX_TOKENS", 64)
 # Cosine similarity below which a semantic hit does not count (then keyword search answers).
 NEWS_SEMANTIC_MIN_SCORE = env_float("NEWS_SEMANTIC_MIN_SCORE", 0.3)
 # How often each process's in-memory vector index picks up new and changed embeddings.

@@ -6,10 +6,13 @@ Prometheus watches batch jobs: alert on the age of the last success and on faile
 """
 
 from collections.abc import Iterator
+from dataclasses import fields
 
+from django_tasks_db.models import DBTaskResult
 from prometheus_client.core import GaugeMetricFamily, Metric
 
-from news_site.ingest.selectors import ingest_runs_latest
+from news_site.ingest.selectors import ingest_processing_latest, ingest_runs_latest
+from news_site.news.feeds import FeedsReport
 from news_site.news.models import FetchOutcome
 from news_site.news.selectors import feed_state_counts
 
@@ -62,7 +65,7 @@ class IngestCollector:
                     value=(last.finished_at - last.started_at).total_seconds(),
                 )
         if last_success is not None:
-            counts = last_success.return_value
+            counts = _merged_counts(last_success.return_value, ingest_processing_latest())
             yield _by_result(
                 "news_ingest_last_success_feeds",
                 "Feeds in the last successful ingest run, by result.",
@@ -111,6 +114,23 @@ class IngestCollector:
         for state in [*FetchOutcome.values, "paused"]:
             feeds.add_metric([state], states.get(state, 0))
         yield feeds
+
+
+# The counts of the feeds step; the processing pass reports the others.
+_FEEDS_COUNTS = frozenset(item.name for item in fields(FeedsReport))
+
+
+def _merged_counts(run: dict, processed: DBTaskResult | None) -> dict:
+    """The run's feed counts with the last processing pass's counts of the later steps (a run
+    of every step, as `ingest` without --enqueue makes, reports them all itself)."""
+    if processed is None or not isinstance(processed.return_value, dict):
+        return run
+    later = {
+        name: value
+        for name, value in processed.return_value.items()
+        if name not in _FEEDS_COUNTS and name != "steps"
+    }
+    return {**run, **later}
 
 
 def _by_result(

@@ -7,6 +7,8 @@ from django.db.models import Max
 from django_tasks_db.models import DBTaskResult
 
 INGEST_TASK_PATH = "news_site.ingest.tasks.ingest_task"
+# What follows the feeds step (summaries, embeddings, transcripts, stories).
+PROCESS_TASK_PATH = "news_site.ingest.tasks.ingest_process_task"
 
 
 def ingest_worker_status(*, now: datetime) -> dict:
@@ -27,3 +29,12 @@ def ingest_runs_latest() -> tuple[DBTaskResult | None, DBTaskResult | None]:
         task_path=INGEST_TASK_PATH, finished_at__isnull=False
     ).order_by("-finished_at")
     return finished.first(), finished.filter(status="SUCCESSFUL").first()
+
+
+def ingest_processing_latest() -> DBTaskResult | None:
+    """The last successful processing pass (the steps after the feeds step)."""
+    return (
+        DBTaskResult.objects.filter(task_path=PROCESS_TASK_PATH, status="SUCCESSFUL")
+        .order_by("-finished_at")
+        .first()
+    )

@@ -34,6 +34,8 @@ class Step(StrEnum):
 
 
 ALL_STEPS: tuple[Step, ...] = tuple(Step)
+# What follows the feeds step once entries are public (news_site/ingest/tasks.py).
+PROCESS_STEPS: tuple[Step, ...] = tuple(step for step in Step if step != Step.FEEDS)
 
 
 @dataclass

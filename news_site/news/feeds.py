@@ -21,6 +21,7 @@ from django.utils import timezone
 from news_site.news import selectors
 from news_site.news.cleaning import URL_MAX_LENGTH, clean_text, clean_url
 from news_site.news.entries import entries_store
+from news_site.news.fetch_pool import FetchJob, fetch_all
 from news_site.news.fetching import Fetcher, http_fetch
 from news_site.news.generation import content_changed
 from news_site.news.models import Feed, FeedKind, FetchOutcome
@@ -110,18 +111,33 @@ def feeds_refresh_due(
     now = timezone.now()
     due = list(selectors.feeds_due(now=now))
     progress.start("feeds", len(due))
+    jobs = []
     for feed in due:
         if feed_claim(feed=feed, now=now):
-            refresh = feed_refresh(feed=feed, fetcher=fetcher, store_episodes=store_episodes)
-            if refresh.outcome == FetchOutcome.FAILED:
-                report.feeds_failed += 1
-            elif refresh.outcome == FetchOutcome.OK:
-                report.feeds_fetched += 1
-            else:
-                report.feeds_not_modified += 1
-            report.entries_new += refresh.entries_new
-            report.episodes_new += refresh.episodes_new
-            report.items_skipped += refresh.items_skipped
+            jobs.append(FetchJob(feed, feed.url, feed_request_headers(feed)))
+        else:
+            progress.advance()
+    # Fetched in parallel (news_site.news.fetch_pool), stored here one by one as they arrive:
+    # each source is public as soon as its own answer is in.
+    fetched = fetch_all(
+        jobs,
+        fetcher=fetcher,
+        workers=settings.NEWS_FETCH_CONCURRENCY,
+        per_host=settings.NEWS_FETCH_PER_HOST,
+    )
+    for feed, outcome in fetched:
+        refresh = feed_fetched(
+            feed=feed, outcome=outcome, fetcher=fetcher, store_episodes=store_episodes
+        )
+        if refresh.outcome == FetchOutcome.FAILED:
+            report.feeds_failed += 1
+        elif refresh.outcome == FetchOutcome.OK:
+            report.feeds_fetched += 1
+        else:
+            report.feeds_not_modified += 1
+        report.entries_new += refresh.entries_new
+        report.episodes_new += refresh.episodes_new
+        report.items_skipped += refresh.items_skipped
         progress.advance()
     return report
 
@@ -141,16 +157,36 @@ def feed_refresh(
     feed needs `store_episodes` (a caller's mistake, raised before anything is fetched)."""
     if feed.kind == FeedKind.PODCAST and store_episodes is None:
         raise ValueError(f"feed {feed.pk} is a podcast feed: pass store_episodes")
-    now = timezone.now()
+    try:
+        outcome: FetchResult | FetchError = fetcher(feed.url, headers=feed_request_headers(feed))
+    except FetchError as exc:
+        outcome = exc
+    return feed_fetched(feed=feed, outcome=outcome, fetcher=fetcher, store_episodes=store_episodes)
+
+
+def feed_request_headers(feed: Feed) -> dict[str, str]:
+    """The feed's request: a feed type asked for, conditional on the validators it sent."""
     headers = {"Accept": FEED_ACCEPT}
     if feed.etag:
         headers["If-None-Match"] = feed.etag
     if feed.last_modified:
         headers["If-Modified-Since"] = feed.last_modified
-    try:
-        result = fetcher(feed.url, headers=headers)
-    except FetchError as exc:
-        return _feed_failed(feed, now=now, error=f"{exc.code}: {exc.message}")
+    return headers
+
+
+def feed_fetched(
+    *,
+    feed: Feed,
+    outcome: FetchResult | FetchError,
+    fetcher: Fetcher = http_fetch,
+    store_episodes: EpisodesStore | None = None,
+) -> FeedRefresh:
+    """Store what fetching `feed` gave (its response or the error): entries, validators,
+    health. Never raises for anything the source does wrong."""
+    now = timezone.now()
+    if isinstance(outcome, FetchError):
+        return _feed_failed(feed, now=now, error=f"{outcome.code}: {outcome.message}")
+    result = outcome
     if result.status_code == 304:
         return _feed_unchanged(feed, now=now, result=result, outcome=FetchOutcome.NOT_MODIFIED)
     if result.status_code != 200:

@@ -24,7 +24,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -77,15 +77,22 @@ class SentenceEncoder:
     session: Any  # onnxruntime.InferenceSession of the transformer
     pooling: str
     dimensions: int
+    # Tokenizers truncating to fewer tokens than the model reads (max_tokens of encode), made
+    # on first use; only the model thread touches them.
+    _shorter: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    def encode(self, texts: list[str], *, batch_size: int = ENCODE_BATCH) -> "np.ndarray":
-        """One L2-normalised float32 row per text (on the model thread)."""
+    def encode(
+        self, texts: list[str], *, batch_size: int = ENCODE_BATCH, max_tokens: int | None = None
+    ) -> "np.ndarray":
+        """One L2-normalised float32 row per text (on the model thread), from at most
+        `max_tokens` tokens of each (special tokens included; the model's own limit when
+        None or larger)."""
         import numpy as np
 
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
         if not texts:
             return out
-        encodings = self.tokenizer.encode_batch(texts)
+        encodings = self._tokenizer_for(max_tokens).encode_batch(texts)
         # Texts of similar length go into one batch: a batch is padded to its longest text, and
         # in arrival order one long text made every short one beside it cost as much.
         order = np.argsort([len(encoding) for encoding in encodings], kind="stable")
@@ -112,6 +119,21 @@ class SentenceEncoder:
             norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
             out[chosen] = pooled / norms
         return out
+
+    def _tokenizer_for(self, max_tokens: int | None) -> Any:
+        limit = (self.tokenizer.truncation or {}).get("max_length")
+        if max_tokens is None or (limit is not None and max_tokens >= limit):
+            return self.tokenizer
+        if max_tokens not in self._shorter:
+            from tokenizers import Tokenizer
+
+            # The same tokenizer, truncating sooner: special tokens are still added after the
+            # cut, as the model's own truncation does it.
+            shorter = Tokenizer.from_str(self.tokenizer.to_str())
+            shorter.no_padding()
+            shorter.enable_truncation(max_tokens)
+            self._shorter[max_tokens] = shorter
+        return self._shorter[max_tokens]
 
 
 def _pool(mode: str, tokens: "np.ndarray", attention_mask: "np.ndarray") -> "np.ndarray":
@@ -189,12 +211,14 @@ def _graph(directory: Path) -> Path:
     cache = Path(settings.NEWS_EMBEDDING_CACHE_DIR)
     cache.mkdir(parents=True, exist_ok=True)
     target = cache / f"{_model_fingerprint(directory)}.onnx"
-    if target.exists():
+    # The graph and its weights' file beside it (onnx_export.model_export).
+    weights = target.with_name(f"{target.name}.data")
+    if target.exists() and weights.exists():
         return target
     # Web workers start together: one exports, the others wait for it and find the file.
     with open(cache / f"{target.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not target.exists():
+        if not (target.exists() and weights.exists()):
             logger.info("writing the ONNX form of %s to %s (once per model)", directory, target)
             done = subprocess.run(
                 [sys.executable, "-m", "news_site.search.onnx_export", str(directory), str(target)],
@@ -331,6 +355,11 @@ def threads_in_use() -> tuple[int, int]:
     return _threads, max(blas, default=0)
 
 
-def texts_embed(texts: list[str]) -> "np.ndarray":
-    """One L2-normalised float32 row per text. Call only when embeddings_available()."""
-    return on_model_thread(_model().encode, texts)  # type: ignore[union-attr]  # see above
+def texts_embed(texts: list[str], *, max_tokens: int | None = None) -> "np.ndarray":
+    """One L2-normalised float32 row per text, from at most `max_tokens` tokens of each (the
+    model's own limit by default). Call only when embeddings_available()."""
+    encoder = _model()
+    return on_model_thread(
+        functools.partial(encoder.encode, max_tokens=max_tokens),  # type: ignore[union-attr]
+        texts,
+    )

@@ -8,6 +8,7 @@ libraries, and then only once per process (the task worker keeps it for its next
 
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -82,7 +83,8 @@ def _embed_batch(entries: list[Entry], name: str, recent: dict[str, "np.ndarray"
     texts = [entry_embedding_text(entry) for entry in entries]
     new = [text for text in dict.fromkeys(texts) if text not in recent]
     if new:
-        recent.update(zip(new, texts_embed(new), strict=True))
+        fresh = texts_embed(new, max_tokens=settings.NEWS_EMBEDDING_MAX_TOKENS)
+        recent.update(zip(new, fresh, strict=True))
     vectors = [recent[text] for text in texts]
     # Oldest first out (a dict keeps insertion order).
     for stale in list(recent)[: max(len(recent) - _RECENT_TEXTS, 0)]:

@@ -13,7 +13,7 @@ Route = Callable[[BaseHTTPRequestHandler], None]
 
 
 class LocalServer:
-    def __init__(self) -> None:
+    def __init__(self, host: str = "127.0.0.1") -> None:
         self.routes: dict[str, Route] = {}
         # (method, path, headers, body) of every request, in order.
         self.seen: list[tuple[str, str, Message, bytes]] = []
@@ -43,7 +43,9 @@ class LocalServer:
             def log_message(self, format: str, *args: object) -> None:
                 pass  # keep pytest output readable
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        # Another loopback address (127.0.0.2, ...) is another host to a client.
+        self.host = host
+        self.httpd = ThreadingHTTPServer((host, 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         # A short poll interval keeps shutdown (each test's teardown) quick.
@@ -52,7 +54,7 @@ class LocalServer:
         )
 
     def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
+        return f"http://{self.host}:{self.port}{path}"
 
     def requests_to(self, path: str) -> list[tuple[str, str, Message, bytes]]:
         return [seen for seen in self.seen if seen[1].split("?", 1)[0] == path]

@@ -79,7 +79,7 @@ def test_a_worker_runs_the_queued_ingest(server, private_fetching, rss, settings
 
     call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", stdout=io.StringIO())
 
-    task = DBTaskResult.objects.get()
+    task = DBTaskResult.objects.get(task_path="news_site.ingest.tasks.ingest_task")
     assert task.status == "SUCCESSFUL"
     assert task.return_value["feeds_fetched"] == 1
     assert task.return_value["entries_new"] == 1

@@ -125,6 +125,9 @@ def test_the_onnx_file_is_written_once_when_missing(semantic, tmp_path):
 
     written = embeddings._graph(directory)
     assert written.parent == tmp_path / "models" and written.suffix == ".onnx"
+    # The weights beside the graph, readable as the graph is.
+    weights = written.with_name(f"{written.name}.data")
+    assert weights.stat().st_mode == written.stat().st_mode
     stamp = written.stat().st_mtime_ns
     # Found the second time, not written again; and it gives the vectors the cached model gives.
     assert embeddings._graph(directory) == written
