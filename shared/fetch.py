@@ -2,7 +2,8 @@
 
 Those URLs are untrusted, so every fetch is guarded: only public addresses unless private
 networks are allowed, a hard cap on the decoded body, a deadline for the whole exchange, and a
-bounded number of redirects. Errors come out as one exception type with a machine-readable code.
+bounded number of redirects. Errors come out as one exception type with a machine-readable code
+(shared/fetch_errors.py); the body is read and inflated under its cap in shared/fetch_body.py.
 """
 
 import functools
@@ -11,7 +12,6 @@ import logging
 import socket
 import ssl
 import time
-import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -19,36 +19,13 @@ from typing import Literal
 import httpcore
 import httpx
 
-FetchErrorCode = Literal[
-    "blocked_address",
-    "timeout",
-    "too_large",
-    "tls_error",
-    "connection_error",
-    "too_many_redirects",
-    "invalid_url",
-]
+from shared.fetch_body import ACCEPT_ENCODING, read_capped
+from shared.fetch_errors import FetchError as FetchError  # fetch()'s error, for its callers
 
 _PERMANENT_REDIRECTS = frozenset({301, 308})
-# Only encodings _BoundedDecoder can inflate without unbounded memory; see _read_capped.
-_ACCEPT_ENCODING = "gzip, deflate"
-_GZIP_MAGIC = b"\x1f\x8b"
 _CGNAT = ipaddress.IPv4Network("100.64.0.0/10")
 # NAT64 gateways translate these to the embedded IPv4 address, which could be a private one.
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
-
-
-class FetchError(Exception):
-    """A fetch that produced no response. `message` names the host at most, never the URL,
-    because URLs can carry credentials (userinfo, tokens in the query)."""
-
-    def __init__(self, code: FetchErrorCode, message: str) -> None:
-        super().__init__(message)
-        self.code: FetchErrorCode = code
-        self.message = message
-
-    def __repr__(self) -> str:
-        return f"FetchError({self.code!r}, {self.message!r})"
 
 
 @dataclass(frozen=True)
@@ -127,7 +104,7 @@ def fetch(
     deadline = time.monotonic() + timeout
     request_headers = httpx.Headers(headers or {})
     request_headers["User-Agent"] = user_agent
-    request_headers["Accept-Encoding"] = _ACCEPT_ENCODING
+    request_headers["Accept-Encoding"] = ACCEPT_ENCODING
     target = _checked_url(url)
 
     backend = GuardedBackend(allow_private=allow_private, deadline=deadline)
@@ -145,7 +122,7 @@ def fetch(
                 try:
                     # httpx fills next_request only for a redirect with a usable Location.
                     if response.next_request is None:
-                        body = _read_capped(response, max_bytes)
+                        body = read_capped(response, max_bytes)
                         break
                 finally:
                     response.close()
@@ -278,105 +255,6 @@ class _GuardedTransport(httpx.HTTPTransport):
 def _ssl_context() -> ssl.SSLContext:
     # Loading the CA bundle costs milliseconds; one verifying context serves every fetch.
     return httpx.create_ssl_context()
-
-
-def _read_capped(response: httpx.Response, max_bytes: int) -> bytes:
-    too_large = FetchError(
-        "too_large", f"response from {response.url.host} exceeds {max_bytes} bytes"
-    )
-    declared = response.headers.get("Content-Length", "")
-    if declared.isdigit() and int(declared) > max_bytes:
-        raise too_large
-    decoder = _BoundedDecoder(response.headers.get("Content-Encoding", ""), response.url.host)
-    body = bytearray()
-    # Raw chunks, decoded by us: httpx would inflate a whole network read at once, and a
-    # 64 KiB read of a gzip bomb is tens of megabytes before any size check could run.
-    for chunk in response.iter_raw():
-        body += decoder.decode(chunk, max_bytes - len(body) + 1)
-        if len(body) > max_bytes:
-            raise too_large
-    body += decoder.flush()
-    if len(body) > max_bytes:
-        raise too_large
-    return bytes(body)
-
-
-class _BoundedDecoder:
-    """Undoes gzip or deflate without ever producing more output than asked for."""
-
-    def __init__(self, content_encoding: str, host: str) -> None:
-        codings = [
-            part.strip().lower()
-            for part in content_encoding.split(",")
-            if part.strip().lower() not in ("", "identity")
-        ]
-        self._host = host
-        self._coding = codings[0] if len(codings) == 1 else None
-        if codings and self._coding not in ("gzip", "x-gzip", "deflate"):
-            # We only advertise gzip and deflate, so anything else breaks the protocol.
-            raise FetchError("connection_error", f"{host} sent an unsupported content encoding")
-        self._inflater = self._new_inflater() if codings else None
-        self._started = False
-        # gzip bodies may hold several members one after another (RFC 1952 2.2; `cat a.gz
-        # b.gz`, some servers' streamed compression): each is inflated in turn. Bytes after a
-        # member are kept here until it is known whether they start another one.
-        self._after_member = b""
-        self._trailing_garbage = False
-
-    def _new_inflater(self, raw: bool = False) -> "zlib._Decompress":
-        if raw:
-            return zlib.decompressobj(-zlib.MAX_WBITS)
-        if self._coding == "deflate":
-            return zlib.decompressobj(zlib.MAX_WBITS)
-        return zlib.decompressobj(zlib.MAX_WBITS | 16)
-
-    def decode(self, data: bytes, max_length: int) -> bytes:
-        if self._inflater is None:
-            return data
-        if self._coding != "deflate":
-            return self._gunzip(self._inflater, data, max_length)
-        first, self._started = not self._started, True
-        try:
-            # With max_length, input that would inflate further stays in unconsumed_tail; the
-            # caller stops as soon as the output reaches max_length, so it is never needed.
-            return self._inflater.decompress(data, max_length)
-        except zlib.error as exc:
-            if not (first and self._coding == "deflate"):
-                raise self._corrupt() from exc
-        # "deflate" should be zlib-wrapped, but some servers send a raw deflate stream.
-        self._inflater = self._new_inflater(raw=True)
-        try:
-            return self._inflater.decompress(data, max_length)
-        except zlib.error as exc:
-            raise self._corrupt() from exc
-
-    def _gunzip(self, inflater: "zlib._Decompress", data: bytes, max_length: int) -> bytes:
-        output = bytearray()
-        data, self._after_member = self._after_member + data, b""
-        while data and len(output) < max_length and not self._trailing_garbage:
-            if inflater.eof:
-                if len(data) < len(_GZIP_MAGIC):
-                    self._after_member = data
-                    break
-                if not data.startswith(_GZIP_MAGIC):
-                    # Padding or junk after the last member: ignored, as gzip(1) does.
-                    self._trailing_garbage = True
-                    break
-                inflater = self._inflater = self._new_inflater()
-            try:
-                # With max_length, input that would inflate further stays in unconsumed_tail;
-                # the caller stops as soon as the output reaches max_length.
-                output += inflater.decompress(data, max_length - len(output))
-            except zlib.error as exc:
-                raise self._corrupt() from exc
-            data = inflater.unused_data if inflater.eof else b""
-        return bytes(output)
-
-    def flush(self) -> bytes:
-        return b"" if self._inflater is None else self._inflater.flush()
-
-    def _corrupt(self) -> FetchError:
-        return FetchError("connection_error", f"{self._host} sent a corrupt compressed body")
 
 
 def _checked_url(url: str) -> httpx.URL:

@@ -12,6 +12,7 @@ import dj_database_url
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from shared.cache_connection import cache_options
 from shared.env import env_int, env_str
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -131,7 +132,8 @@ def cache(key_prefix: str) -> dict[str, Any]:
             "LOCATION": url,
             "KEY_PREFIX": key_prefix,
             "TIMEOUT": 300,
-            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+            # Bounded: a Redis that hangs costs a process one timeout (shared/cache_connection.py).
+            "OPTIONS": cache_options(url),
         }
     return {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",

@@ -5,6 +5,8 @@ import contextlib
 import glob
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -147,11 +149,60 @@ class RedisServer:
                     raise
                 time.sleep(0.05)
 
+    def pause(self) -> None:
+        """SIGSTOP: the server keeps its data and its connections but answers nothing (a
+        partition, or a Redis that hangs); clients wait until their timeouts."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGCONT)
+
     def kill(self) -> None:
         if self.process is not None:
+            self.process.send_signal(signal.SIGCONT)
             self.process.kill()
             self.process.wait(timeout=10)
             self.process = None
+
+
+class PartitionProxy:
+    """A TCP proxy to `port` on loopback that the test can cut: while cut, what either side
+    sends is dropped, not forwarded, and the connections stay open, so clients wait for
+    answers until their timeouts, as across a network partition. (A stopped server alone is not
+    one: the kernel keeps what clients sent, and the server runs it when it continues.)"""
+
+    def __init__(self, port: int) -> None:
+        self.upstream = port
+        self.port = free_port()
+        self.cut = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", self.port))
+        self._closed = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self._closed.is_set():
+            try:
+                client, _address = self._listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.upstream))
+            for source, target in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(source, target), daemon=True).start()
+
+    def _pump(self, source: socket.socket, target: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                if not self.cut.is_set():
+                    target.sendall(data)
+        for end in (source, target):
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        self._closed.set()
+        self._listener.close()
 
 
 @dataclass(frozen=True)

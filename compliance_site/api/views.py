@@ -18,8 +18,8 @@ from compliance_site.api import schema
 from compliance_site.api import serializers as shapes
 from compliance_site.api.conditional import conditional_response
 from compliance_site.api.errors import ApiError, InvalidParameter, NotFound
+from compliance_site.monitoring.review_cache import REVIEW_REPORT_SECONDS, review_report_cached
 from compliance_site.monitoring.selectors import recent_snapshots, review_report
-from compliance_site.monitoring.services import REVIEW_REPORT_CACHE_KEY
 from compliance_site.records import selectors
 from compliance_site.records.changefeed import (
     FeedFilters,
@@ -28,9 +28,7 @@ from compliance_site.records.changefeed import (
     sync_token_decode,
 )
 from compliance_site.records.models import ResourceType, ResourceVersion
-from shared import cache
 
-REVIEW_REPORT_SECONDS = 300
 _LIVE_CACHE = "private, no-cache"
 _PINNED_CACHE = "private, max-age=31536000, immutable"
 
@@ -227,14 +225,11 @@ def _with_cursor(request: Request, cursor: str) -> str:
 class ReviewFlagsView(APIView):
     @schema.REVIEW_FLAGS
     def get(self, request: Request) -> Response:
-        # Fail-open: with the cache unreachable the report is computed for each request.
-        body = cache.get(REVIEW_REPORT_CACHE_KEY)
-        if body is None:
-            report = shapes.ReviewReportSerializer(review_report(now=timezone.now())).data
-            body = _envelope(
-                report, count_flagged=len(report["flagged"]), count_stale=len(report["stale"])
-            )
-            cache.set(REVIEW_REPORT_CACHE_KEY, body, REVIEW_REPORT_SECONDS)
-        response = Response(body)
+        response = Response(review_report_cached(_review_report_body))
         response["Cache-Control"] = f"public, max-age={REVIEW_REPORT_SECONDS}"
         return response
+
+
+def _review_report_body() -> dict[str, Any]:
+    report = shapes.ReviewReportSerializer(review_report(now=timezone.now())).data
+    return _envelope(report, count_flagged=len(report["flagged"]), count_stale=len(report["stale"]))

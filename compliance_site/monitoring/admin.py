@@ -13,12 +13,11 @@ from compliance_site.monitoring.models import (
     ReviewFlag,
     SourceSnapshot,
 )
+from compliance_site.monitoring.review_cache import review_report_forget
 from compliance_site.monitoring.services import (
-    REVIEW_REPORT_CACHE_KEY,
     flags_clear,
     sources_retry,
 )
-from shared import cache
 
 
 @admin.register(ReviewFlag)
@@ -52,7 +51,7 @@ class ReviewFlagAdmin(admin.ModelAdmin):
             obj.created_at = timezone.now()
         obj.state_abbreviation = obj.state_abbreviation.upper()
         super().save_model(request, obj, form, change)
-        cache.delete(REVIEW_REPORT_CACHE_KEY)
+        review_report_forget()
 
     @admin.action(description="Clear the selected flags (the state was re-verified)")
     def clear_flags(self, request: HttpRequest, queryset: QuerySet[ReviewFlag]) -> None:

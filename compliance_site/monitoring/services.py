@@ -32,14 +32,13 @@ from compliance_site.monitoring.normalize import (
     content_hash,
     page_paragraphs,
 )
+from compliance_site.monitoring.review_cache import review_report_forget
 from compliance_site.records.models import ResourceType
 from compliance_site.records.selectors import live_resources
-from shared import cache
 from shared.fetch import FetchError, FetchResult, fetch
 
 logger = logging.getLogger(__name__)
 
-REVIEW_REPORT_CACHE_KEY = "compliance:review_flags:v1"
 _FETCH_WORKERS = 8
 # The longest URL the monitor fetches; snapshots store URLs up to this length.
 MAX_URL_LENGTH = 2000
@@ -337,8 +336,7 @@ def flag_raise(
         created_at=timezone.now(),
         created_by=created_by,
     )
-    # Fail-open: an unreachable cache must not undo the flag (the report expires anyway).
-    cache.delete(REVIEW_REPORT_CACHE_KEY)
+    review_report_forget()
     return flag
 
 
@@ -347,7 +345,7 @@ def flags_clear(*, flags: "list[ReviewFlag]", reason: str) -> int:
     cleared = ReviewFlag.objects.filter(pk__in=ids, cleared_at__isnull=True).update(
         cleared_at=timezone.now(), cleared_reason=reason[:500]
     )
-    cache.delete(REVIEW_REPORT_CACHE_KEY)
+    review_report_forget()
     return cleared
 
 

@@ -1,20 +1,26 @@
-"""The account generation: one counter per account in the shared cache that a logout, a deleted
-account, a follow and an unfollow change (account_changed), so every process drops its copies
-of that account's tokens and follows (news_site.accounts.tokens) on its next request."""
+"""The account generation: a counter on the account's row that a logout, a follow and an
+unfollow raise in the same transaction as their change (a deleted account takes its row with
+it), so every process drops its copies of that account's tokens and follows
+(news_site.accounts.tokens) on its next request.
 
-from shared import cache as shared_cache
+It lives in the database, not in the shared cache: a change made while Redis could not be
+reached (a partition, a Redis that hangs) never reaches Redis, and once Redis answered again
+every process would trust its old copies, so a logged-out token would work again. The row is
+the authority that every change is committed to (docs/decisions.md, "Revocations survive a
+Redis partition")."""
 
+from django.db.models import F
 
-def account_generation_key(account_id: int) -> str:
-    return f"news:account-generation:{account_id}"
+from news_site.accounts.models import Account
 
 
 def account_generation(*, account_id: int) -> int | None:
-    """The account's generation, or None when the shared cache cannot be reached."""
-    return shared_cache.generation(account_generation_key(account_id))
+    """The account's generation; None when the account no longer exists. One query by primary
+    key."""
+    return Account.objects.filter(pk=account_id).values_list("generation", flat=True).first()
 
 
 def account_changed(*, account_id: int) -> None:
-    """Tell every process that its copies of this account's tokens and follows are out of
-    date."""
-    shared_cache.generation_changed(account_generation_key(account_id))
+    """Tell every process that its copies of this account's tokens and follows are out of date.
+    Inside the caller's transaction, so the change and the new generation commit together."""
+    Account.objects.filter(pk=account_id).update(generation=F("generation") + 1)

@@ -19,6 +19,9 @@ class Provider(models.TextChoices):
 class Account(models.Model):
     email = models.EmailField(blank=True, verbose_name="e-postadress")
     created_at = models.DateTimeField(default=timezone.now, verbose_name="skapad")
+    # Raised with every logout, follow and unfollow (news_site.accounts.generation): the
+    # processes' copies of the account's tokens and follows are made under it.
+    generation = models.BigIntegerField(default=0, editable=False, verbose_name="generation")
 
     # DRF's request.user protocol: an Account is only ever the authenticated caller.
     is_authenticated = True

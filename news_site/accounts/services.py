@@ -61,6 +61,7 @@ def token_issue(*, account: Account) -> tuple[str, ApiToken]:
     return raw, token
 
 
+@transaction.atomic
 def token_revoke(*, token: ApiToken) -> None:
     ApiToken.objects.filter(pk=token.pk).delete()
     account_changed(account_id=token.account_id)
@@ -166,23 +167,24 @@ def account_for_identity(*, provider: str, subject: str, email: str = "") -> Acc
 @transaction.atomic
 def account_delete(*, account: Account) -> None:
     """Delete the account with its identities, tokens and follows (cascades), and any pending
-    email code, so nothing personal remains."""
+    email code, so nothing personal remains. The account's row, and with it its generation,
+    is gone: every process's copies of its tokens and follows stop being used."""
     emails = list(
         Identity.objects.filter(account=account, provider=Provider.EMAIL).values_list(
             "subject", flat=True
         )
     )
     LoginCode.objects.filter(email__in=emails).delete()
-    account_id = account.pk
     account.delete()
-    account_changed(account_id=account_id)
 
 
+@transaction.atomic
 def follow_create(*, account: Account, feed: Feed) -> None:
     Follow.objects.get_or_create(account=account, feed=feed)
     account_changed(account_id=account.pk)
 
 
+@transaction.atomic
 def follow_delete(*, account: Account, feed: Feed) -> None:
     Follow.objects.filter(account=account, feed=feed).delete()
     account_changed(account_id=account.pk)

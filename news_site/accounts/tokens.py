@@ -2,10 +2,11 @@
 
 Both are read on every request, so each process keeps its own copy of them (the `process`
 cache) for COPY_SECONDS at most. A copy is used only while the account's generation
-(news_site.accounts.generation) is still the one it was made under; a logout, a deleted
-account, a follow and an unfollow change it, so every process sees them on its next request.
-That costs one read of the shared cache per request instead of database queries. While the
-shared cache cannot be reached no copy is used, and every request reads the database.
+(news_site.accounts.generation, a column of the account's row) is still the one it was made
+under; a logout, a follow and an unfollow raise it in their own transaction, and a deleted
+account has none, so every process sees them on its next request whether or not Redis could
+be reached. That costs one query by primary key per request instead of the token's join and
+the follows query.
 """
 
 from dataclasses import dataclass
@@ -19,8 +20,7 @@ from news_site.accounts.generation import account_generation
 from news_site.accounts.models import Account, ApiToken
 from news_site.accounts.services import token_hash
 
-# The bound on a copy when a change could not reach the shared cache (a write during an
-# outage of it).
+# How long a copy stays in this process (it is checked against the generation on every use).
 COPY_SECONDS = 60
 
 
@@ -30,9 +30,9 @@ class Caller:
 
     account: Account
     token: ApiToken
-    # The account's generation read when the token was checked (None: unknown, the shared
-    # cache was unreachable); the caller's other copies are kept under it.
-    generation: int | None
+    # The account's generation read when the token was checked; the caller's other copies are
+    # kept under it.
+    generation: int
 
 
 # A copy holds the rows' values: unpickling model instances cost more than the rest of the
@@ -58,8 +58,8 @@ def _from_copy(copy: tuple) -> tuple[ApiToken, int]:
 
 def caller_authenticate(*, raw: str) -> Caller | None:
     """The caller whose live token hashes like `raw`; None for an unknown, expired or revoked
-    token. From this process's copy when the account's generation has not changed; else from
-    the database (one query, two when a copy is made)."""
+    token. From this process's copy when the account's generation has not changed (one query);
+    else from the database (one query, which reads the generation with the token)."""
     digest = token_hash(raw)
     key = f"token:{digest}"
     copy = caches["process"].get(key)
@@ -72,27 +72,22 @@ def caller_authenticate(*, raw: str) -> Caller | None:
     token = selectors.token_live(digest=digest)
     if token is None:
         return None
-    # The account is known only now. Its generation is read before the token is read again,
-    # so a logout committed in between is either in that read or changes the generation.
-    generation = account_generation(account_id=token.account_id)
-    if generation is not None:
-        token = selectors.token_live(digest=digest)
-        if token is None:
-            return None
-        caches["process"].set(key, _copy(token, generation), COPY_SECONDS)
+    # One statement read the token and its account's generation together: a logout committed
+    # later raises the generation past this copy's.
+    generation = token.account.generation
+    caches["process"].set(key, _copy(token, generation), COPY_SECONDS)
     return Caller(account=token.account, token=token, generation=generation)
 
 
 def caller_followed_feed_ids(*, caller: Caller) -> set[int]:
     """The ids of the sources the caller follows, from this process's copy when the account's
-    generation read with the token is still the copy's."""
+    generation read with the token is still the copy's. Read after the generation: a follow
+    committed in between is in this read, and its raised generation retires the copy."""
     account_id = caller.account.pk
     key = f"follows:{account_id}"
-    if caller.generation is not None:
-        copy = caches["process"].get(key)
-        if copy is not None and copy[1] == caller.generation:
-            return copy[0]
+    copy = caches["process"].get(key)
+    if copy is not None and copy[1] == caller.generation:
+        return copy[0]
     ids = selectors.follow_feed_ids(account_id=account_id)
-    if caller.generation is not None:
-        caches["process"].set(key, (ids, caller.generation), COPY_SECONDS)
+    caches["process"].set(key, (ids, caller.generation), COPY_SECONDS)
     return ids

@@ -1,13 +1,10 @@
-"""Working with the configured chat model: its lifetime in a run, and reading its answers."""
+"""The configured chat model's lifetime in a run (its answers are read in
+news_site.news.summarise, strip_code_fence)."""
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from news_site.news.summarise import ChatModel
-
-# Models wrap JSON in a Markdown code fence now and then, asked not to or not.
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
 @contextmanager
@@ -20,8 +17,3 @@ def model_from_settings() -> Iterator[ChatModel | None]:
     finally:
         if model is not None:
             model.close()
-
-
-def strip_code_fence(content: str) -> str:
-    """The model's answer without a Markdown code fence around it."""
-    return _FENCE.sub("", content.strip())

@@ -23,6 +23,7 @@ from shared.untrusted_text import without_unpublishable
 _MAX_TEXT_CHARS = 12_000
 _MAX_TAGS = 6
 _RETRY_AFTER_CAP_SECONDS = 60
+# Models wrap JSON in a Markdown code fence now and then, asked not to or not.
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 SYSTEM_PROMPT = """Du är redaktör på en svensk nyhetstjänst om Apple och dess produkter.
@@ -176,7 +177,7 @@ def _message_content(response: httpx.Response) -> str:
 
 def _parse_summary(content: str) -> Summary:
     try:
-        data = json.loads(_FENCE.sub("", content.strip()))
+        data = json.loads(strip_code_fence(content))
     except ValueError as exc:
         raise SummaryError("the model did not answer with JSON") from exc
     if not isinstance(data, dict):
@@ -214,3 +215,8 @@ def summary_guard(summary: Summary, *, article: str) -> None:
         )
     except VerbatimCopy as exc:
         raise SummaryError(str(exc)) from exc
+
+
+def strip_code_fence(content: str) -> str:
+    """The model's answer without a Markdown code fence around it (summaries, story texts)."""
+    return _FENCE.sub("", content.strip())

@@ -320,13 +320,6 @@ def embeddings_available() -> bool:
     return _model() is not None
 
 
-def model_loaded() -> bool:
-    """Whether this process has already tried to load the configured model (nothing to wait for)."""
-    if not embeddings_enabled():
-        return True
-    return settings.NEWS_EMBEDDING_MODEL in _LOAD_CALLS
-
-
 def web_worker_threads() -> None:
     """Run the model and the vector scan on one thread each in this process (a web worker):
     gunicorn runs a worker per core, and more threads per process only contend with each other.

@@ -12,9 +12,14 @@ from typing import cast
 from django.db.models import QuerySet
 from django.utils.text import slugify
 
-from news_site.news.llm import strip_code_fence
 from news_site.news.models import Entry, Story
-from news_site.news.summarise import BudgetExhausted, ChatModel, SummaryError, model_text
+from news_site.news.summarise import (
+    BudgetExhausted,
+    ChatModel,
+    SummaryError,
+    model_text,
+    strip_code_fence,
+)
 from news_site.news.text import sha256
 from news_site.stories import selectors
 from news_site.stories.rows import rows_update

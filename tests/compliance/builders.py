@@ -1,12 +1,14 @@
 """Builders for compliance tests: valid state documents and data repositories."""
 
 import copy
+import io
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import git
 import yaml
+from django.core.management import CommandError, call_command
 
 EASTERN = timezone(timedelta(hours=-5))
 
@@ -120,3 +122,17 @@ class DataRepo:
                 merged[key] = value
         self.write(abbr, merged)
         return self.commit(message)
+
+
+# A page served as HTML by the tests' local server.
+HTML = {"Content-Type": "text/html; charset=utf-8"}
+
+
+def run_command(name: str, **options: Any) -> tuple[int, str, str]:
+    """A management command's exit status, stdout and stderr (a CommandError is its status)."""
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command(name, stdout=out, stderr=err, **options)
+    except CommandError as exc:
+        return exc.returncode, out.getvalue(), err.getvalue() + str(exc)
+    return 0, out.getvalue(), err.getvalue()

@@ -5,7 +5,6 @@ should, the other files and sources were processed, and the public endpoints sti
 with valid output.
 """
 
-import io
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,16 +12,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 import yaml
-from django.core.management import CommandError, call_command
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from compliance_site.monitoring.models import MonitoredSource, ReviewFlag, SourceSnapshot
-from compliance_site.monitoring.services import flag_raise
+from compliance_site.monitoring.models import MonitoredSource, SourceSnapshot
 from compliance_site.records.models import ReindexProblem, ResourceVersion
-from tests.compliance.builders import DataRepo, state_payload
-from tests.support.shared_factories import UserFactory
+from tests.compliance.builders import HTML, DataRepo, run_command, state_payload
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
@@ -153,15 +149,6 @@ HOSTILE_COMMITS = [
 ]
 
 
-def run_command(name: str, **options) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        call_command(name, stdout=out, stderr=err, **options)
-    except CommandError as exc:
-        return exc.returncode, out.getvalue(), err.getvalue() + str(exc)
-    return 0, out.getvalue(), err.getvalue()
-
-
 def assert_public_surfaces_answer(client, api_key: str) -> None:
     auth = {"HTTP_AUTHORIZATION": f"Bearer {api_key}"}
     paths = [
@@ -285,7 +272,6 @@ def test_any_commit_metadata_publishes_and_serves(
 
 # Monitoring --------------------------------------------------------------------------------
 
-HTML = {"Content-Type": "text/html; charset=utf-8"}
 HOSTILE_PAGES = {
     "/rot13": (b"<p>Notice within 30 days</p>", {"Content-Type": "text/html; charset=rot13"}),
     "/meta-base64": (b"<meta charset=base64><p>Notice</p>", {"Content-Type": "text/html"}),
@@ -361,61 +347,3 @@ def test_a_source_that_keeps_failing_is_backed_off(hostile_sources):
     assert "3 backed off" in out  # the 503 page, the over-long page and the over-long URL
     assert hostile_sources.requests_to("/broken") == []
     assert hostile_sources.requests_to("/good") != []
-
-
-# The cache unreachable ---------------------------------------------------------------------
-
-
-@pytest.fixture
-def cache_down(settings, unused_port):
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": f"redis://127.0.0.1:{unused_port}/0",
-            "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
-        }
-    }
-
-
-@pytest.fixture
-def unused_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def test_with_the_cache_unreachable_reindex_monitor_and_admin_still_work(
-    repo, local_server, settings, cache_down, client
-):
-    flag_raise(state_abbreviation="TX", reason="Check it.")
-    settings.FETCH_ALLOW_PRIVATE_NETWORKS = True
-    local_server.respond("/tx", body=b"<p>Notice.</p>", headers=HTML)
-    repo.write(
-        "TX",
-        state_payload(
-            "TX",
-            last_verified_at=datetime.now(UTC).date().isoformat(),
-            sources=[{"name": "tx", "url": local_server.url("/tx")}],
-        ),
-    )
-    repo.commit("Re-verified", when=datetime.now(UTC))
-
-    assert run_command("reindex")[0] == 0
-    assert ReviewFlag.objects.get().cleared_at is not None  # not rolled back
-
-    assert run_command("monitor_sources")[0] == 0
-    assert SourceSnapshot.objects.filter(successful=True).count() == 1
-
-    flag = flag_raise(state_abbreviation="CA", reason="Another.")
-    admin = UserFactory(username="admin", superuser=True)
-    client.force_login(admin)
-    response = client.post(
-        "/admin/monitoring/reviewflag/",
-        {"action": "clear_flags", "_selected_action": [flag.pk]},
-    )
-    assert response.status_code == 302
-    flag.refresh_from_db()
-    assert flag.cleared_at is not None
-    assert client.get("/api/v1/compliance/review_flags").status_code == 200

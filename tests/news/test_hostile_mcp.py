@@ -11,13 +11,13 @@ from django.core.management import call_command
 
 from news_site.news.models import Entry, GuidePageType, ProductGuide, Story
 from news_site.podcasts.models import PodcastEpisode
-from tests.news.test_hostile_feeds import (
-    _assert_json_urls,
-    _assert_markdown_valid,
-    _good,
-    _item,
-    _rss,
-    _serve,
+from tests.news.hostile import (
+    assert_json_urls,
+    assert_markdown_valid,
+    good,
+    item,
+    rss,
+    serve,
 )
 from tests.support.news_factories import GuideFactory
 
@@ -33,21 +33,21 @@ _LIVE_BAD_URL = re.compile(r"(?<!\\)\]\(\s*(?:javascript|data):|<(?:javascript|d
 
 
 def _hostile_articles(server) -> bytes:
-    return _rss(
+    return rss(
         [
-            _item(
+            item(
                 f"# Apple iPhone {_SCRIPT} [x](javascript:alert(1)) ![i](data:text/html,x)",
                 "https://h.example/m",
                 f"Apple iPhone {_SCRIPT} [klicka](javascript:alert(1)) "
                 "&lt;img src=x onerror=alert(1)&gt;",
                 extra='<enclosure url="javascript:alert(1)" type="image/jpeg" length="0"/>',
             ),
-            _item(
+            item(
                 "Apple iPhone bild &#127;&#133;&#65534;",
                 "/artiklar/relativ",
                 extra='<enclosure url="data:image/png;base64,AAAA" type="image/png" length="0"/>',
             ),
-            _good("mcp"),
+            good("mcp"),
         ]
     )
 
@@ -64,7 +64,7 @@ def _hostile_podcast(server) -> bytes:
         ),
         headers={"Content-Type": "application/json"},
     )
-    return _rss(
+    return rss(
         [
             f'<item><guid isPermaLink="false">ep-hostile</guid>'
             f"<title># Avsnitt {_SCRIPT} [x](javascript:alert(1)) &#127;&#65534;</title>"
@@ -101,12 +101,12 @@ def _assert_answer_safe(name: str, text: str, structured: object) -> None:
     assert not found, (name, text[max(0, found.start() - 300) : found.end() + 100])
     # List answers join one markdown document per item; each front matter must parse.
     for document in re.split(r"\n(?=---\n\w+: )", text):
-        _assert_markdown_valid(document)
+        assert_markdown_valid(document)
         body = document.split("\n---\n", 1)[-1] if document.startswith("---\n") else document
         assert not _LIVE_BAD_URL.search(body), (name, body[:500])
     # Structured content is JSON: string fields are data (a title reading `<script>` is that
     # text), and every URL field must be an absolute http(s) URI.
-    _assert_json_urls(structured)
+    assert_json_urls(structured)
 
 
 def test_every_mcp_tool_answers_safely_after_hostile_feeds(
@@ -116,9 +116,9 @@ def test_every_mcp_tool_answers_safely_after_hostile_feeds(
     mcp_server,
 ):
     call_command(
-        "add_feed", _serve(server, "/hostile.xml", _hostile_articles(server)), "--no-discover"
+        "add_feed", serve(server, "/hostile.xml", _hostile_articles(server)), "--no-discover"
     )
-    call_command("add_feed", _serve(server, "/podd.xml", _hostile_podcast(server)), "--podcast")
+    call_command("add_feed", serve(server, "/podd.xml", _hostile_podcast(server)), "--podcast")
     GuideFactory(
         slug="iphone", title="iPhone", page_type=GuidePageType.PRODUCT_HUB, body="Om iPhone."
     )
@@ -137,3 +137,26 @@ def test_every_mcp_tool_answers_safely_after_hostile_feeds(
         assert not result.is_error, (tool.name, text)
         assert json.loads(result.content[-1].text) == result.structured_content
         _assert_answer_safe(tool.name, text, result.structured_content)
+
+
+def test_mcp_tool_answers_are_safe(mcp_server, make_feed, make_entry):
+    """The MCP tools' markdown and structured content, for rows as hostile as storage allows."""
+    feed = make_feed(title="Evil <script>alert(1)</script> [x](javascript:alert(1))")
+    entry = make_entry(
+        feed,
+        title="Apple \x7f\x85\ufffe <script>alert(1)</script> [x](javascript:alert(1))",
+        url='https://h.example/a b"c',
+        image_url="data:image/png;base64,AAAA",
+        summary_translated="Apple <img src=x onerror=alert(1)> [y](javascript:z)",
+        platform_relevant=True,
+    )
+    for name, arguments in (("latest_news", {"limit": 10}), ("get_entry", {"entry_id": entry.pk})):
+        result = mcp_server.call(name, arguments)
+        assert not result.is_error, name
+        # The markdown; the last block is the structured content as JSON, checked below.
+        text = result.content[0].text
+        assert json.loads(result.content[-1].text) == result.structured_content
+        # latest_news joins one markdown document per entry.
+        for document in re.split(r"\n(?=---\nid: )", text):
+            assert_markdown_valid(document)
+        assert_json_urls(result.structured_content)
