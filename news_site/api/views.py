@@ -30,7 +30,7 @@ from news_site.podcasts import selectors as podcast_selectors
 from news_site.search.selectors import entries_search
 from news_site.stories import selectors as story_selectors
 from shared.env import Rate
-from shared.http import client_ip
+from shared.http import client_ip, client_network
 
 
 def _params(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
@@ -114,7 +114,7 @@ class EntrySearchView(ApiView):
         self.limit(
             request,
             group="news-search",
-            bucket=client_ip(request),
+            bucket=client_network(request),
             rate=Rate.parse(settings.NEWS_SEARCH_RATE_LIMIT),
             policy="search",
             refusal="too many searches: try again later",
