@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from tests.conftest import REPO_ROOT
+from tests.news.serving.slow_clients import KINDS, slow_clients_cannot_take_the_service_down
 from tests.run_prod import (
     STOP_SECONDS,
     Stack,
@@ -28,7 +29,6 @@ from tests.run_prod import (
     run_prod_stack,
     wait_ready,
 )
-from tests.news.serving.slow_clients import KINDS, slow_clients_cannot_take_the_service_down
 from tests.shared.burst_checks import a_burst_gets_only_fast_refusals_and_bounded_connections
 
 ADMIN_PASSWORD = "correct horse battery staple"
