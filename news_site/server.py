@@ -5,7 +5,8 @@ Django's settings), so the setting is read from the environment as the settings 
 
 from typing import Any
 
-from uvicorn_worker import UvicornWorker
+# uvicorn-worker ships no type information.
+from uvicorn_worker import UvicornWorker  # type: ignore[import-untyped]
 
 from shared.env import env_int
 from shared.request_body import DEFAULT_DEADLINE_SECONDS

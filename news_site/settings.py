@@ -160,6 +160,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     *OBSERVABILITY_MIDDLEWARE,
+    # What the view read of the query, for the response cache's key (news_site/responsecache.py).
+    "shared.query_reads.QueryReadsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     STATIC_MIDDLEWARE,
     AUDIENCE_MIDDLEWARE,
