@@ -134,7 +134,9 @@ class PublicResponseCache:
             # Past the wait it is rendered here, as if the other render were not there.
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(rendering.wait(), FIRST_RENDER_WAIT_SECONDS)
-            # Looked up again: the render may have taught what the path varies on.
+            # Looked up again: the render may have taught what the path varies on and which
+            # query parameters its view reads.
+            base = (*page, _query_key(scope["query_string"], self.query_reads.get(page)))
             key, served = await self._serve_copy(base, headers, send)
             if served:
                 return

@@ -122,3 +122,25 @@ def test_a_view_that_reads_the_whole_query_is_keyed_on_all_of_it():
 
     assert dict(query.items()) == {"a": "1", "b": "2"}
     assert ALL in reads
+
+
+def test_requests_waiting_for_a_first_render_get_its_copy_under_the_key_it_taught():
+    """Clients arriving while a page's first render runs are keyed on the raw query; the render
+    teaches what the view reads, and they get its copy instead of rendering again."""
+    import asyncio
+
+    class SlowReader(Reader):
+        async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+            await asyncio.sleep(0.1)  # the others arrive while it renders
+            await super().__call__(scope, receive, send)
+
+    async def run() -> int:
+        reader = SlowReader()
+        cache = PublicResponseCache(reader, seconds=60)
+        transport = httpx.ASGITransport(app=cache)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+            answers = await asyncio.gather(*(http.get("/page?a=2") for _ in range(8)))
+        assert all(answer.content == _expected("a=2") for answer in answers)
+        return reader.calls
+
+    assert asyncio.run(run()) == 1
