@@ -8,7 +8,8 @@ most `MAX_BODY` bytes. A request with a cookie, an `Authorization` header or a c
 header always goes to Django. Entries live `NEWS_RESPONSE_CACHE_SECONDS` (default 10).
 
 The key is everything the response depends on: scheme, `Host` (with its port: pages carry
-absolute links), path, query string and the request headers the response `Vary`s on, each as
+absolute links), path, the query parameters the view read and the request headers the response
+`Vary`s on, each as
 Django reads it (several lines of one header joined with commas, as Django joins them) and
 normalised (case and spaces), so that `Accept: text/html` and `Accept: text/markdown` sent as
 two lines are one key, never the key of either line alone.
@@ -17,6 +18,14 @@ Memory is bounded: entries are kept in least-recently-used order and the oldest 
 bodies and headers kept exceed `NEWS_RESPONSE_CACHE_MAX_BYTES` (default 16 MiB per process), so
 a crawl of distinct query strings costs a fixed amount of memory. What each path varies on is
 remembered in the same bounded way.
+
+Query parameters count by what the view read (shared/query_reads.py): each render reports the
+parameters it looked up, and its copy is keyed on their values alone (a view that read the
+query as a whole is keyed on the raw query string). A parameter no view reads, such as the
+unique one an XHR library or a crawler adds to every request, is ignored for the key, so it
+cannot turn a kept page into a render; a parameter given twice is keyed on every value, in
+order, as Django hands them to the view. Until a page's first render has said what it reads,
+its requests are keyed on the raw query string.
 
 One request at a time refreshes an expired entry; meanwhile the others get the expired copy,
 which is still within the `max-age` the application gave it. A page with no copy yet (a
@@ -38,12 +47,17 @@ never keeps a page longer than the application allowed in the first place.
 
 import asyncio
 import contextlib
+import json
 import re
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from django.core.exceptions import TooManyFieldsSent
+from django.http import QueryDict
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from shared.query_reads import ALL, RESPONSE_HEADER
 
 MAX_ENTRIES = 2000
 MAX_BODY = 1 << 20
@@ -59,6 +73,8 @@ _INDEX_OVERHEAD = 100
 FIRST_RENDER_WAIT_SECONDS = 5.0
 _MAX_AGE = re.compile(rb"max-age=(\d+)")
 _BYPASS = {b"cookie", b"authorization", b"if-none-match", b"if-modified-since"}
+_REPORT_READS = b"x-report-query-reads"
+_READS = RESPONSE_HEADER.lower().encode()
 
 
 @dataclass
@@ -89,18 +105,27 @@ class PublicResponseCache:
         self.first_renders: dict[tuple, asyncio.Event] = {}
         # Keys whose last response was not kept; least recently used first, as bounded.
         self.not_kept: OrderedDict[tuple, None] = OrderedDict()
+        # The query parameters each (scheme, host, path) read in its last render (ALL: the raw
+        # query string); least recently used first, as bounded.
+        self.query_reads: OrderedDict[tuple, tuple[str, ...]] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if not self._cacheable_request(scope):
+            # Only this cache asks a view what it read.
+            if any(name == _REPORT_READS for name, _value in scope.get("headers", ())):
+                scope = {**scope, "headers": _without(scope["headers"], _REPORT_READS)}
             await self.app(scope, receive, send)
             return
         headers = _request_headers(scope)
-        base = (
-            scope.get("scheme", "http"),
-            headers.get(b"host", b"").lower(),
-            scope["path"],
-            scope["query_string"],
-        )
+        page = (scope.get("scheme", "http"), headers.get(b"host", b"").lower(), scope["path"])
+        reads = self.query_reads.get(page)
+        if reads is not None:
+            self.query_reads.move_to_end(page)
+        base = (*page, _query_key(scope["query_string"], reads))
+        scope = {
+            **scope,
+            "headers": [*_without(scope["headers"], _REPORT_READS), (_REPORT_READS, b"1")],
+        }
         key, served = await self._serve_copy(base, headers, send)
         if served:
             return
@@ -109,7 +134,9 @@ class PublicResponseCache:
             # Past the wait it is rendered here, as if the other render were not there.
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(rendering.wait(), FIRST_RENDER_WAIT_SECONDS)
-            # Looked up again: the render may have taught what the path varies on.
+            # Looked up again: the render may have taught what the path varies on and which
+            # query parameters its view reads.
+            base = (*page, _query_key(scope["query_string"], self.query_reads.get(page)))
             key, served = await self._serve_copy(base, headers, send)
             if served:
                 return
@@ -140,7 +167,8 @@ class PublicResponseCache:
         kept: list[bool] = []
         self.refreshing.add(key)
         try:
-            await self.app(scope, receive, self._recorder(base, headers, send, kept))
+            recorder = self._recorder(base, scope["query_string"], headers, send, kept)
+            await self.app(scope, receive, recorder)
         finally:
             self.refreshing.discard(key)
             if first:
@@ -161,15 +189,21 @@ class PublicResponseCache:
             and not any(name in _BYPASS for name, _value in scope["headers"])
         )
 
-    def _recorder(self, base: tuple, request_headers: dict, send: Send, kept: list[bool]) -> Send:
+    def _recorder(
+        self, base: tuple, query: bytes, request_headers: dict, send: Send, kept: list[bool]
+    ) -> Send:
         """`send`, keeping the response when it may be kept (and then appending to `kept`)."""
         start: Message = {}
         chunks: list[bytes] = []
         size = 0
 
         async def record(message: Message) -> None:
-            nonlocal start, size
+            nonlocal start, size, base
             if message["type"] == "http.response.start":
+                reported = [v for n, v in message.get("headers", []) if n.lower() == _READS]
+                if reported:
+                    message = {**message, "headers": _without(message["headers"], _READS)}
+                    base = self._learn_reads(base, query, reported[0])
                 start = message
             elif message["type"] == "http.response.body" and size <= MAX_BODY:
                 # A body past MAX_BODY is never kept, so its chunks are not held either.
@@ -181,6 +215,17 @@ class PublicResponseCache:
             await send(message)
 
         return record
+
+    def _learn_reads(self, base: tuple, query: bytes, reported: bytes) -> tuple:
+        """Remember what the page's view read; the base its response is kept under."""
+        page = base[:3]
+        text = reported.decode("latin-1")
+        reads = (ALL,) if text == ALL else tuple(name for name in text.split(",") if name)
+        if page not in self.query_reads:
+            self.index_bytes += _index_size(page)
+        self.query_reads[page] = reads
+        self.query_reads.move_to_end(page)
+        return (*page, _query_key(query, reads))
 
     def _store(self, base: tuple, request_headers: dict, start: Message, body: bytes) -> bool:
         """Keep the response if it may be kept; whether it was."""
@@ -231,6 +276,9 @@ class PublicResponseCache:
         while self.vary and (self._over_budget() or len(self.vary) > MAX_ENTRIES):
             evicted_base, _vary = self.vary.popitem(last=False)
             self.index_bytes -= _index_size(evicted_base)
+        while self.query_reads and (self._over_budget() or len(self.query_reads) > MAX_ENTRIES):
+            evicted_page, _reads = self.query_reads.popitem(last=False)
+            self.index_bytes -= _index_size(evicted_page)
         while self.entries and (self._over_budget() or len(self.entries) > MAX_ENTRIES):
             _evicted_key, evicted = self.entries.popitem(last=False)
             self.size_bytes -= evicted.size
@@ -247,6 +295,24 @@ def _request_headers(scope: Scope) -> dict[bytes, bytes]:
         name = name.lower()
         joined[name] = joined[name] + b"," + value if name in joined else value
     return joined
+
+
+def _without(headers: list[tuple[bytes, bytes]], name: bytes) -> list[tuple[bytes, bytes]]:
+    return [(n, v) for n, v in headers if n.lower() != name]
+
+
+def _query_key(query: bytes, reads: tuple[str, ...] | None) -> bytes:
+    """The query string's part of a key: the values of the parameters `reads` names, as Django
+    parses them for the view, or the raw string when what the view reads is not known. Each
+    form is tagged, so that no raw string can be taken for a normalised one."""
+    if reads is None or ALL in reads:
+        return b"r" + query
+    try:
+        parsed = QueryDict(query)
+    except TooManyFieldsSent:  # Django refuses the request; its answer is not kept
+        return b"r" + query
+    values = [[name, parsed.getlist(name)] for name in reads]
+    return b"n" + json.dumps(values, ensure_ascii=False).encode()
 
 
 def _key_size(key: tuple) -> int:

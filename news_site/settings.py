@@ -7,6 +7,7 @@ search, stories, MCP).
 
 from shared.env import env_bool, env_float, env_int, env_list, env_rate, env_str
 from shared.logs import logging_config
+from shared.request_body import DEFAULT_DEADLINE_SECONDS
 from shared.settings_base import (
     ADMIN_CSP_DIRECTIVES,
     API_CSP_DIRECTIVES,
@@ -165,6 +166,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     *OBSERVABILITY_MIDDLEWARE,
+    # What the view read of the query, for the response cache's key (news_site/responsecache.py).
+    "shared.query_reads.QueryReadsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     STATIC_MIDDLEWARE,
     AUDIENCE_MIDDLEWARE,
@@ -256,9 +259,10 @@ NEWS_RESPONSE_CACHE_MAX_BYTES = env_int("NEWS_RESPONSE_CACHE_MAX_BYTES", 16 << 2
 # Requests one app process serves at once; more get an immediate 503 (shared/concurrency.py).
 # Sized with the database pool: docs/operators-capacity.md.
 NEWS_MAX_CONCURRENT_REQUESTS = env_int("NEWS_MAX_CONCURRENT_REQUESTS", 32)
-# A request's body must be in whole within this many seconds of the request reaching the
-# application, before it takes any slot; slower ones get 408 (shared/request_body.py).
-NEWS_REQUEST_BODY_SECONDS = env_int("NEWS_REQUEST_BODY_SECONDS", 10)
+# A request, headers and body, must be in whole within this many seconds of its first byte
+# (news_site/server.py), and its body within as many of reaching the application, before it
+# takes any slot (shared/request_body.py); slower ones get 408 and their connection is closed.
+NEWS_REQUEST_BODY_SECONDS = env_int("NEWS_REQUEST_BODY_SECONDS", DEFAULT_DEADLINE_SECONDS)
 # Threads one app process runs Django on (news_site/asgi.py); admitted requests beyond them wait
 # for a free one. As many as a web worker's database pool has connections, so that a thread
 # never waits for a connection.

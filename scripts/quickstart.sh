@@ -55,7 +55,7 @@ step "compliance: starting on 127.0.0.1:$compliance_port"
 pids+=($!)
 wait $news_ready || { echo "quick start: preparing the news service failed" >&2; exit 1; }
 step "news: starting on 127.0.0.1:$news_port"
-"$bin/gunicorn" news_site.asgi:application -k uvicorn_worker.UvicornWorker \
+"$bin/gunicorn" news_site.asgi:application -k news_site.server.NewsWorker \
   --bind "127.0.0.1:$news_port" --workers 1 --log-level warning &
 pids+=($!)
 # The compliance task worker sends webhook deliveries; the sweep every minute brings retries

@@ -38,6 +38,28 @@ def client_ip(request: HttpRequest) -> str:
     )
 
 
+def client_network(request: HttpRequest) -> str:
+    """What a per-address limit counts: the client's address (`client_ip`) as `limit_key`
+    reads it."""
+    return limit_key(client_ip(request))
+
+
+def limit_key(address: str) -> str:
+    """The block of addresses one client holds: an IPv4 address itself, an IPv6 address its
+    /64 (one subscriber or host is handed a whole /64, so counting each of its 2^64 addresses
+    apart would let one client multiply its limit at will), an IPv4-mapped IPv6 address the
+    IPv4 address it maps. Text that is not an address is its own key."""
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((parsed, 64), strict=False))
+    return str(parsed)
+
+
 def client_address(peer: str, *, forwarded_for: str, real_ip: str) -> str:
     """`client_ip` from the peer's address and the two forwarding headers' values, for code
     that sees a request before Django does (the news service's ASGI front)."""

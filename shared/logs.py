@@ -131,6 +131,17 @@ class TextFormatter(JsonFormatter):
         return line
 
 
+class RefusedHostFilter(logging.Filter):
+    """A request for a host not in ALLOWED_HOSTS is a client's mistake or a scanner's probe,
+    answered 400; Django logs each at ERROR with a traceback, which buried real errors (and
+    paged) on every scan. It stays one WARNING line naming the host, without the traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        record.exc_info, record.exc_text = None, None
+        return True
+
+
 LOG_FORMATS = ("json", "text")
 
 
@@ -144,6 +155,7 @@ def logging_config(*, service: str, level: str, log_format: str = "json") -> dic
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {"records": {"()": formatter, "service": service}},
+        "filters": {"refused_host": {"()": "shared.logs.RefusedHostFilter"}},
         "handlers": {
             "console": {"class": "logging.StreamHandler", "formatter": "records", "level": level}
         },
@@ -156,5 +168,6 @@ def logging_config(*, service: str, level: str, log_format: str = "json") -> dic
             # Django's own handlers write plain text (console under DEBUG, mail to ADMINS);
             # its records go to the root's JSON handler instead.
             "django": {"handlers": [], "level": "INFO", "propagate": True},
+            "django.security.DisallowedHost": {"filters": ["refused_host"]},
         },
     }

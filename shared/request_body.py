@@ -28,6 +28,8 @@ logger = logging.getLogger(__name__)
 
 _LENGTH_HEADERS = {b"content-length", b"transfer-encoding"}
 TIMEOUT_BODY = b"the request body did not arrive in time\n"
+# The news service's NEWS_REQUEST_BODY_SECONDS unless set.
+DEFAULT_DEADLINE_SECONDS = 10
 
 
 class WholeBody:

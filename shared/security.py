@@ -17,7 +17,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 
 from shared.env import Rate
-from shared.http import client_ip
+from shared.http import client_network
 from shared.ratelimit import identity_normalize, usage_count
 
 ADMIN_PREFIX = "/admin/"
@@ -67,7 +67,7 @@ def _login_retry_after(request: HttpRequest) -> int:
     No bucket is per username alone: anyone could then lock an editor out by guessing from
     elsewhere. Guessing one password from many addresses is bounded by the addresses an
     attacker has times the per-pair limit; the password validators are the defence there."""
-    address = client_ip(request)
+    address = client_network(request)
     # The username as Django's login form reads it (NFKC), and case-folded, so that no spelling
     # of one username gets a counter of its own.
     username = identity_normalize(request.POST.get("username", ""))

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.conftest import REPO_ROOT, free_port
+from tests.conftest import REPO_ROOT, STARTUP_BOUND_SECONDS, free_port
 
 _BIND_ENV = {"news": "NEWS_BIND", "compliance": "COMPLIANCE_BIND"}
 
@@ -35,7 +35,7 @@ class DeployedGunicorn:
             stderr=subprocess.STDOUT,
         )
 
-    def wait_ready(self, path: str = "/healthz", timeout: float = 60) -> None:
+    def wait_ready(self, path: str = "/healthz", timeout: float = STARTUP_BOUND_SECONDS) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -47,7 +47,9 @@ class DeployedGunicorn:
                 time.sleep(0.2)
         raise RuntimeError("gunicorn did not start in time")
 
-    def wait_for_lines(self, message: str, count: int, timeout: float = 60) -> None:
+    def wait_for_lines(
+        self, message: str, count: int, timeout: float = STARTUP_BOUND_SECONDS
+    ) -> None:
         """Until `count` lines say `message` (each worker says when it is ready)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -56,7 +58,7 @@ class DeployedGunicorn:
             time.sleep(0.2)
         raise RuntimeError(f"fewer than {count} lines said {message!r}")
 
-    def wait_for_workers(self, count: int, timeout: float = 60) -> None:
+    def wait_for_workers(self, count: int, timeout: float = STARTUP_BOUND_SECONDS) -> None:
         """Until `count` different workers have answered (sync workers: a busy one leaves the
         next connection to another)."""
         deadline = time.monotonic() + timeout

@@ -14,7 +14,7 @@ from compliance_site.access.keys import api_key_authenticate
 from compliance_site.access.models import ApiKey
 from compliance_site.api.errors import error_response
 from shared.env import Rate
-from shared.http import MalformedAuthorization, bearer_token, client_ip
+from shared.http import MalformedAuthorization, bearer_token, client_network
 from shared.ratelimit import apply_headers, usage_count
 
 API_PREFIX = "/api/v1/compliance/"
@@ -32,7 +32,7 @@ class ApiAccessMiddleware:
         if key is not None:
             bucket, rate, policy = f"key:{key.pk}", Rate(key.rate_limit_per_minute, 60), "per-key"
         else:
-            bucket = f"ip:{client_ip(request)}"
+            bucket = f"ip:{client_network(request)}"
             rate, policy = Rate.parse(settings.COMPLIANCE_ANONYMOUS_RATE_LIMIT), "per-ip"
         usage = usage_count(
             request,

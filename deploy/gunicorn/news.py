@@ -10,7 +10,8 @@ from shared.gunicorn_hooks import child_exit, gunicorn_logconfig, on_exit, on_st
 
 # One ASGI application: Django, and the MCP tool server at /mcp (news_site/asgi.py).
 wsgi_app = "news_site.asgi:application"
-worker_class = "uvicorn_worker.UvicornWorker"
+# uvicorn's worker with every request bounded in time from its first byte (news_site/server.py).
+worker_class = "news_site.server.NewsWorker"
 bind = os.environ.get("NEWS_BIND", "127.0.0.1:8000")
 # One worker per core: each holds the embedding model and the vector matrix (about 600 MB) and
 # runs the model on one thread; the event loop serves concurrent requests within a worker.

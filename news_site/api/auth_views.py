@@ -18,7 +18,7 @@ from news_site.api.base import AccountView, ApiView
 from news_site.api.envelopes import item_response
 from news_site.api.errors import ApiError, InvalidParameter, first_error
 from shared.env import Rate
-from shared.http import client_ip
+from shared.http import client_network
 from shared.ratelimit import usage_count
 
 # A mail relay that refused a code is usually back within the minute.
@@ -42,7 +42,7 @@ class LoginView(ApiView):
         self.limit(
             request,
             group="news-login",
-            bucket=client_ip(request),
+            bucket=client_network(request),
             rate=Rate.parse(settings.NEWS_LOGIN_RATE_LIMIT),
             policy="login",
             refusal="too many logins from this address: try again later",

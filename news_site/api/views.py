@@ -30,21 +30,38 @@ from news_site.podcasts import selectors as podcast_selectors
 from news_site.search.selectors import entries_search
 from news_site.stories import selectors as story_selectors
 from shared.env import Rate
-from shared.http import client_ip
+from shared.http import client_ip, client_network
 
 
 def _params(serializer_class: type[serializers.Serializer], request: Request) -> dict[str, Any]:
     """The request's query parameters, validated by `serializer_class`; a refused one is a 400
-    `invalid_parameter`."""
-    return dict(_validated(serializer_class, request.META.get("QUERY_STRING", "")))
+    `invalid_parameter`. Only the parameters the serializer declares are read (others are
+    ignored, and so is their presence for the response cache's key: shared/query_reads.py)."""
+    query = request.query_params
+    given = tuple(
+        (name, tuple(query.getlist(name)))
+        for name in _field_names(serializer_class)
+        if name in query
+    )
+    return dict(_validated(serializer_class, given))
 
 
-# A query string's parameters are validated once per process (a serializer builds its fields
-# anew for every instance, which cost as much as serving a kept page); apps send the same few
-# query strings over and over. A refused one is not kept.
+@functools.cache
+def _field_names(serializer_class: type[serializers.Serializer]) -> tuple[str, ...]:
+    return tuple(serializer_class().fields)
+
+
+# A query's parameters are validated once per process (a serializer builds its fields anew for
+# every instance, which cost as much as serving a kept page); apps send the same few queries
+# over and over. A refused one is not kept.
 @functools.lru_cache(maxsize=256)
-def _validated(serializer_class: type[serializers.Serializer], query_string: str) -> dict:
-    params = serializer_class(data=QueryDict(query_string))
+def _validated(
+    serializer_class: type[serializers.Serializer], given: tuple[tuple[str, tuple[str, ...]], ...]
+) -> dict:
+    data = QueryDict(mutable=True)
+    for name, values in given:
+        data.setlist(name, list(values))
+    params = serializer_class(data=data)
     if not params.is_valid():
         raise InvalidParameter(first_error(params.errors))
     return params.validated_data
@@ -114,7 +131,7 @@ class EntrySearchView(ApiView):
         self.limit(
             request,
             group="news-search",
-            bucket=client_ip(request),
+            bucket=client_network(request),
             rate=Rate.parse(settings.NEWS_SEARCH_RATE_LIMIT),
             policy="search",
             refusal="too many searches: try again later",

@@ -30,7 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from news_site.mcp.tools import BASE_URL_SCOPE_KEY, server
 from shared.env import Rate
-from shared.http import client_ip, payload_too_large_message
+from shared.http import client_network, payload_too_large_message
 from shared.logs import current_request
 from shared.ratelimit import Usage, apply_headers, usage_count
 
@@ -84,7 +84,7 @@ def admit(scope: Scope, body: bytes, too_large: bool) -> Admission:
     usage = usage_count(
         request,
         group=group,
-        bucket=client_ip(request),
+        bucket=client_network(request),
         rate=rate,
         policy=policy,
         cost=max(1, len(calls)),

@@ -1,13 +1,15 @@
 """`make run-prod` (scripts/run_prod.sh) serves both services through nginx over TLS from the
 shipped configs, on any port (absolute links and the admin's CSRF check use the port the
-client asked on), holds a burst of clients (tests/shared/burst_checks.py), and Ctrl-C stops
-every process it started.
+client asked on), holds slow clients (tests/news/serving/slow_clients.py) and a burst of clients
+(tests/shared/burst_checks.py), answers what nginx refuses itself on /api/v1 in its envelope,
+and Ctrl-C stops every process it started.
 """
 
 import json
 import os
 import re
 import signal
+import socket
 import ssl
 import subprocess
 import sys
@@ -18,6 +20,7 @@ import httpx
 import pytest
 
 from tests.conftest import REPO_ROOT
+from tests.news.serving.slow_clients import KINDS, slow_clients_cannot_take_the_service_down
 from tests.run_prod import (
     STOP_SECONDS,
     Stack,
@@ -30,6 +33,9 @@ from tests.run_prod import (
 from tests.shared.burst_checks import a_burst_gets_only_fast_refusals_and_bounded_connections
 
 ADMIN_PASSWORD = "correct horse battery staple"
+# Through nginx a request has its headers within client_header_timeout (10 s) and then its
+# body within NEWS_REQUEST_BODY_SECONDS (10 s) of reaching the application, as shipped.
+REQUEST_DEADLINE = 10 + 10
 
 
 @pytest.fixture
@@ -210,11 +216,55 @@ def _links_and_admin_login_carry_the_port_the_client_asked_on(stack: Stack) -> N
             assert "editor" in index.text
 
 
+def _slow_clients_through_nginx(stack: Stack) -> None:
+    trust = ssl.create_default_context(cafile=str(stack.run_dir / "localhost.pem"))
+    attack = slow_clients_cannot_take_the_service_down(
+        stack.url("news", ""), deadline=REQUEST_DEADLINE, seconds=REQUEST_DEADLINE, tls=trust
+    )
+    # The bodies are the application's 408, passed on; headers that never end, nginx's close.
+    for kind in KINDS:
+        lines = {slow.status_line for slow in attack.slow if slow.kind == kind}
+        assert lines == ({b""} if kind == "headers" else {b"HTTP/1.1 408 Request Timeout"}), lines
+
+
+def _edge_refusals_on_api_v1_are_json(stack: Stack) -> None:
+    """What nginx refuses before the application sees it, in /api/v1's envelope there."""
+    trust = ssl.create_default_context(cafile=str(stack.run_dir / "localhost.pem"))
+    transport = httpx.HTTPTransport(local_address="127.0.0.4", verify=trust)
+    with httpx.Client(transport=transport, timeout=10) as client:
+        too_large = client.post(stack.url("news", "/api/v1/auth/login"), content=b"x" * (3 << 20))
+        plain = client.post(stack.url("news", "/admin/login/"), content=b"x" * (3 << 20))
+    assert too_large.status_code == 413, too_large.text
+    assert too_large.headers["content-type"] == "application/json"
+    assert too_large.json() == {
+        "error": {"type": "payload_too_large", "message": "the request body is too large"},
+        "meta": {"api_version": "v1"},
+    }
+    assert plain.status_code == 413
+    assert plain.headers["content-type"].startswith("text/plain")
+    # A transfer encoding nginx does not implement (no HTTP client library sends one).
+    request = b"GET /api/v1/entries HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: gzip\r\n\r\n"
+    with (
+        socket.create_connection(("127.0.0.1", stack.ports["news"]), timeout=10) as raw,
+        trust.wrap_socket(raw, server_hostname="127.0.0.1") as tls,
+    ):
+        tls.sendall(request)
+        answer = b""
+        while chunk := tls.recv(4096):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 501"), head
+    assert b"application/json" in head
+    assert json.loads(body)["meta"] == {"api_version": "v1"}
+
+
 def test_run_prod_serves_both_services_holds_a_burst_and_stops_cleanly(stack: Stack):
     # One stack for every check: its start migrates and loads the demo data of both services.
     # The burst comes after the checks of single requests (its clients fill nginx's cache and
     # the limiters' counts), stopping the stack last.
     processes = _serves_both_services_through_nginx(stack)
     _links_and_admin_login_carry_the_port_the_client_asked_on(stack)
+    _edge_refusals_on_api_v1_are_json(stack)
+    _slow_clients_through_nginx(stack)
     a_burst_gets_only_fast_refusals_and_bounded_connections(stack)
     _stops_cleanly(stack, processes)

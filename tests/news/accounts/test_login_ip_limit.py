@@ -63,3 +63,16 @@ def test_a_forwarded_address_from_an_untrusted_peer_is_ignored(http):
         )
 
     assert _login(http, "a@example.se", **{"X-Forwarded-For": "203.0.113.99"}).status_code == 429
+
+
+def test_ipv6_clients_are_counted_per_64_prefix(http, settings):
+    """One host holds a whole /64: a new address from it for each call is still one client."""
+    settings.TRUSTED_PROXIES = ["127.0.0.1"]
+    for n in range(3):
+        forwarded = {"X-Forwarded-For": f"2001:db8:5:7:{n}::{n + 1}"}
+        assert _login(http, f"user{n}@example.se", **forwarded).status_code == 202
+
+    same_block = {"X-Forwarded-For": "2001:db8:5:7:ffff:ffff:ffff:fffe"}
+    other_block = {"X-Forwarded-For": "2001:db8:5:8::1"}
+    assert _login(http, "a@example.se", **same_block).status_code == 429
+    assert _login(http, "b@example.se", **other_block).status_code == 202

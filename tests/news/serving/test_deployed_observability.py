@@ -97,3 +97,23 @@ def test_djangos_own_lines_inside_the_asgi_app_carry_the_request_id(deployed):
     mine = [entry for entry in deployed.log_entries() if entry.get("request_id") == request_id]
     assert {entry["logger"] for entry in mine} == {"access", "django.request"}
     assert access["route"] == "/entries/<id:entry_id>.json"
+
+
+def test_a_refused_host_is_one_warning_line_without_a_traceback(deployed):
+    refused = httpx.get(
+        f"{deployed.url}/api/v1/entries",
+        headers={"Host": "scanner.invalid", "X-Request-ID": "refused-host-1"},
+    )
+
+    deployed.access_lines(["refused-host-1"])
+    lines = [
+        entry
+        for entry in deployed.log_entries()
+        if entry.get("request_id") == "refused-host-1" and entry["logger"] != "access"
+    ]
+    assert refused.status_code == 400
+    assert refused.json()["error"]["type"] == "invalid_request"
+    assert [entry["logger"] for entry in lines] == ["django.security.DisallowedHost"]
+    assert lines[0]["level"] == "WARNING"
+    assert "scanner.invalid" in lines[0]["message"]
+    assert "exception" not in lines[0]
