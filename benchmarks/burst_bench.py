@@ -41,6 +41,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks.loadgen import ensure_wrk  # noqa: E402
+from benchmarks.processes import cmdline, descendants, parent, rss_mb  # noqa: E402
 from benchmarks.results import Figure, record  # noqa: E402
 
 PG = "postgres://postgres@127.0.0.1:5432"
@@ -157,9 +158,9 @@ class RunProd:
     def workers(self) -> dict[int, str]:
         """pid -> command of every gunicorn worker (children of the gunicorn masters)."""
         found = {}
-        for pid in _descendants(self.process.pid):
-            command = _cmdline(pid)
-            if "gunicorn" in command and _parent(pid) and "gunicorn" in _cmdline(_parent(pid)):
+        for pid in descendants(self.process.pid):
+            command = cmdline(pid)
+            if "gunicorn" in command and parent(pid) and "gunicorn" in cmdline(parent(pid)):
                 found[pid] = "news" if "news.py" in command else "compliance"
         return found
 
@@ -178,46 +179,6 @@ class RunProd:
                     sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
                 )
         self.log.close()
-
-
-def _descendants(root: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, todo = set(), [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
-
-
-def _parent(pid: int) -> int:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except OSError:
-        return 0
-
-
-def _rss_mb(pid: int) -> float | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
 
 
 class ConnectionWatch(threading.Thread):
@@ -319,7 +280,7 @@ def round_(name: str, edge_limits: bool, seconds: int, connections: int) -> list
                 )
         for log in ("news.access.log", "compliance.access.log"):
             (stack.run_dir / log).write_text("")
-        before = {pid: _rss_mb(pid) for pid in stack.workers()}
+        before = {pid: rss_mb(pid) for pid in stack.workers()}
         watch = ConnectionWatch(stack.databases)
         watch.start()
         per_url = connections // 3
@@ -345,7 +306,7 @@ def round_(name: str, edge_limits: bool, seconds: int, connections: int) -> list
         recovery = recovery_seconds(stack, key, trust)
         watch.stopped.set()
         watch.join(timeout=5)
-        after = {pid: _rss_mb(pid) for pid in stack.workers()}
+        after = {pid: rss_mb(pid) for pid in stack.workers()}
         p99 = served_p99_ms(stack)
     finally:
         stack.stop()
