@@ -132,8 +132,25 @@ def _legacy_paths() -> dict[str, Any]:
     }
 
 
+def _nullable_refs(node: Any) -> None:
+    """drf-spectacular writes a nullable reference as `allOf: [ref]` + `nullable: true`, which
+    OpenAPI 3.0 does not make nullable (`nullable` only widens a `type` beside it, and there is
+    none), so strict validators refuse null. 3.0.3's own idiom: one of the reference or null."""
+    if isinstance(node, list):
+        for item in node:
+            _nullable_refs(item)
+    elif isinstance(node, dict):
+        all_of = node.get("allOf")
+        if node.get("nullable") and isinstance(all_of, list) and len(all_of) == 1:
+            del node["allOf"], node["nullable"]
+            node["oneOf"] = [*all_of, {"type": "object", "nullable": True, "enum": [None]}]
+        for value in node.values():
+            _nullable_refs(value)
+
+
 def postprocess(result: dict[str, Any], generator, request, public) -> dict[str, Any]:
     components = result.setdefault("components", {}).setdefault("schemas", {})
+    _nullable_refs(components)
     components["ErrorEnvelope"] = _ERROR_SCHEMA
     components["LegacyEntry"] = _legacy_entry()
     error_ref = {"$ref": "#/components/schemas/ErrorEnvelope"}

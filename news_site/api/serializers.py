@@ -319,6 +319,15 @@ class EpisodeDetailSerializer(EpisodeSerializer):
     chapters = ChapterSerializer(many=True)
     sources = SourceSerializer(many=True)
     transcript_url = serializers.CharField()
+    # Only with include_transcript=true: the view sets `transcript_text` on the episode then;
+    # an attribute that is not there skips an optional field, so the key is absent otherwise.
+    transcript = serializers.CharField(
+        source="transcript_text",
+        allow_null=True,
+        required=False,
+        help_text="With include_transcript=true only: the stored transcript text, null until it "
+        "has been fetched.",
+    )
 
 
 class TokenSerializer(serializers.Serializer):

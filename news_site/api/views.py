@@ -291,7 +291,6 @@ class EpisodeDetailView(ApiView):
         episode = podcast_selectors.episode_get(episode_id=episode_id)
         if episode is None:
             raise NotFound(f"no episode '{episode_id[:100]}'")
-        data = shapes.EpisodeDetailSerializer(episode).data
         if params["include_transcript"]:
-            data["transcript"] = podcast_selectors.episode_transcript(episode=episode)
-        return item_response(data)
+            episode.transcript_text = podcast_selectors.episode_transcript(episode=episode)
+        return item_response(shapes.EpisodeDetailSerializer(episode).data)
