@@ -6,7 +6,8 @@ source and then checks that
 - the command exits as it should (0: failures are recorded on their unit, not raised),
 - the other units were stored (the good source's item, the good item beside the bad one),
 - every public surface answers 200 with valid output: RSS parses as XML, front matter as YAML,
-  no `<script` in markup, every URL an absolute http(s) URI, MCP tool answers likewise.
+  no `<script` in markup, every URL an absolute http(s) URI, MCP tool answers likewise, and
+  every read of /api/v1 and the legacy JSON validates strictly against the OpenAPI document.
 
 Runs on SQLite and, with NEWS_DATABASE_URL set, on PostgreSQL (NUL and column lengths are
 only enforced there).
@@ -28,6 +29,7 @@ from hypothesis import strategies as st
 
 from news_site.news.models import Entry, Feed
 from news_site.podcasts.models import PodcastEpisode
+from tests.support.api_walk import StrictWalk
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_backend]
 
@@ -402,6 +404,8 @@ def _assert_surfaces_valid() -> None:
             _assert_markdown_valid(text)
         else:
             _assert_json_urls(response.json())
+    # And every read of the API, strictly as its OpenAPI document says.
+    StrictWalk(client).every_read()
 
 
 def _assert_rss_valid(text: str) -> None:

@@ -4,9 +4,11 @@ hold, each answer validated strictly against the document the service serves
 feeds).
 """
 
+import json
 from typing import Any
 from urllib.parse import urlencode
 
+from django.http import HttpResponse
 from django.test import Client
 
 from tests.support.openapi_strict import validate
@@ -26,20 +28,39 @@ class StrictWalk:
 
     def get(self, template: str, path: str, **query: str) -> Any:
         """GET `path` (an instance of the document's `template`), validated; its JSON."""
+        return self.call("get", template, path, **query).json()
+
+    def call(
+        self,
+        method: str,
+        template: str,
+        path: str,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        **query: str,
+    ) -> HttpResponse:
+        """`method path` with a JSON `body`, its answer validated against `template`'s
+        operation; the answer."""
         url = path + (f"?{urlencode(query)}" if query else "")
-        response = self.client.get(url, headers=self.headers)
+        response = self.client.generic(
+            method.upper(),
+            url,
+            data=b"" if body is None else json.dumps(body).encode(),
+            content_type="application/json",
+            headers={**self.headers, **(headers or {})},
+        )
         validate(
             self.document,
-            method="get",
+            method=method,
             url=BASE + url,
             status=response.status_code,
             headers=dict(response.headers),
             body=response.content,
             operation_path=template,
         )
-        key = ("get", template)
+        key = (method, template)
         self.validated[key] = self.validated.get(key, 0) + 1
-        return response.json() if response.status_code == 200 else None
+        return response
 
     def every_read(self) -> None:
         """Lists in both languages and sorts, then every item they name and its sub-lists."""
