@@ -119,8 +119,13 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     elif isinstance(exc, exceptions.APIException):
         # Lower apps' errors (accounts.errors) carry their own type; DRF's are mapped.
         own_type = getattr(exc, "type", None)
-        error_type = known_type(own_type) if own_type else next(
-            (name for cls, name in _DRF_TYPES.items() if isinstance(exc, cls)), "invalid_request"
+        error_type = (
+            known_type(own_type)
+            if own_type
+            else next(
+                (name for cls, name in _DRF_TYPES.items() if isinstance(exc, cls)),
+                "invalid_request",
+            )
         )
         detail = exc.detail
         message = first_error(detail) if isinstance(detail, dict | list) else str(detail)

@@ -77,6 +77,13 @@ FOLLOW_RESPONSE = item_schema("FollowState", shapes.FollowSerializer)
 
 # Operations ------------------------------------------------------------------------------
 
+INDEX_GET = extend_schema(
+    operation_id="api_index",
+    responses=item_schema("ApiIndex", shapes.ApiIndexSerializer),
+    summary="What the API offers",
+    description="Links to the reference, every collection and the service's other surfaces.",
+)
+
 ENTRY_LIST_GET = extend_schema(
     operation_id="entries_list",
     parameters=[

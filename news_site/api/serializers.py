@@ -345,3 +345,15 @@ class CodeSentSerializer(serializers.Serializer):
 class FollowSerializer(serializers.Serializer):
     feed_id = serializers.IntegerField()
     is_following = serializers.BooleanField()
+
+
+class IndexLinkSerializer(serializers.Serializer):
+    rel = serializers.CharField(help_text="What the link is (`entries`, `docs`, `mcp`...).")
+    href = serializers.URLField()
+    title = serializers.CharField()
+
+
+class ApiIndexSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    api_version = serializers.CharField()
+    links = IndexLinkSerializer(many=True)

@@ -44,7 +44,13 @@ def _params(serializer_class: type[serializers.Serializer], request: Request) ->
 # query strings over and over. A refused one is not kept.
 @functools.lru_cache(maxsize=256)
 def _validated(serializer_class: type[serializers.Serializer], query_string: str) -> dict:
-    params = serializer_class(data=QueryDict(query_string))
+    query = QueryDict(query_string)
+    params = serializer_class(data=query)
+    # DRF reads an empty value of an optional query field as absent (its default); the API says
+    # any value but a valid one is a 400, `page=` included.
+    for name in params.fields:
+        if "" in query.getlist(name):
+            raise InvalidParameter(f"{name}: must not be empty")
     if not params.is_valid():
         raise InvalidParameter(first_error(params.errors))
     return params.validated_data

@@ -64,6 +64,7 @@ class StrictWalk:
 
     def every_read(self) -> None:
         """Lists in both languages and sorts, then every item they name and its sub-lists."""
+        self.get("/api/v1/", "/api/v1/")
         for lang in ("sv", "en"):
             for template in ("/api/v1/entries", "/api/v1/entries/popular"):
                 self.get(template, template, lang=lang, per_page="100")
