@@ -20,6 +20,7 @@ from rest_framework import serializers
 
 from compliance_site.api import serializers as shapes
 from compliance_site.api.errors import ERROR_CODES
+from compliance_site.api.state_payload import type_state_payloads
 from compliance_site.api.serializers import MAX_INT
 from compliance_site.records.documents import JURISDICTIONS
 
@@ -205,6 +206,7 @@ def postprocess(
 ) -> dict[str, Any]:
     components = result.setdefault("components", {})
     components.setdefault("schemas", {}).update(_error_schemas())
+    type_state_payloads(components["schemas"])
     components.setdefault("securitySchemes", {})[BEARER] = {
         "type": "http",
         "scheme": "bearer",
