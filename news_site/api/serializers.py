@@ -91,7 +91,9 @@ class LoginRequest(serializers.Serializer):
 
 # The two shapes of a login body, for the schema only: as one object with optional fields the
 # schema would call `{"provider": "apple"}` valid, which LoginRequest rightly refuses.
-class EmailLoginRequest(serializers.Serializer):
+# Named without "Request": drf-spectacular adds it to request components (COMPONENT_SPLIT_REQUEST),
+# so these are EmailLoginRequest and IdTokenLoginRequest in the schema.
+class EmailLogin(serializers.Serializer):
     provider = serializers.ChoiceField(choices=["email"])
     email = serializers.EmailField(max_length=EMAIL_MAX_LENGTH)
     code = serializers.RegexField(
@@ -101,7 +103,7 @@ class EmailLoginRequest(serializers.Serializer):
     )
 
 
-class IdTokenLoginRequest(serializers.Serializer):
+class IdTokenLogin(serializers.Serializer):
     provider = serializers.ChoiceField(choices=["apple", "google"])
     id_token = serializers.RegexField(
         r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$",
