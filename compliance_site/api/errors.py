@@ -2,7 +2,7 @@
 and the one list of its codes: raise sites, handlers and the OpenAPI enum (api/schema.py) all
 take `ErrorCode`, so a code the schema does not list is a type error."""
 
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, get_args
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from rest_framework import exceptions
@@ -43,7 +43,7 @@ def known_code(code: str) -> ErrorCode:
     it does not hold is a bug, caught here rather than sent undocumented."""
     if code not in ERROR_CODES:
         raise ValueError(f"error code {code!r} is not in ErrorCode")
-    return cast(ErrorCode, code)
+    return code
 
 
 class ApiError(exceptions.APIException):
@@ -52,9 +52,7 @@ class ApiError(exceptions.APIException):
     status_code = 400
     code: ErrorCode = "bad_request"
 
-    def __init__(
-        self, message: str, *, code: ErrorCode | None = None, status: int | None = None
-    ):
+    def __init__(self, message: str, *, code: ErrorCode | None = None, status: int | None = None):
         super().__init__(message)
         self.message = message
         if code is not None:

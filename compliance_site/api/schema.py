@@ -20,8 +20,8 @@ from rest_framework import serializers
 
 from compliance_site.api import serializers as shapes
 from compliance_site.api.errors import ERROR_CODES
-from compliance_site.api.state_payload import type_state_payloads
 from compliance_site.api.serializers import MAX_INT
+from compliance_site.api.state_payload import type_state_payloads
 from compliance_site.records.documents import JURISDICTIONS
 
 BEARER = "bearerAuth"

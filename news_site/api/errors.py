@@ -4,7 +4,7 @@ docs/mobile-api.md).
 """
 
 import logging
-from typing import Any, Literal, cast, get_args
+from typing import Any, Literal, get_args
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -47,7 +47,7 @@ def known_type(error_type: str) -> ErrorType:
     does not hold is a bug, caught here rather than sent undocumented."""
     if error_type not in ERROR_TYPES:
         raise ValueError(f"error type {error_type!r} is not in ErrorType")
-    return cast(ErrorType, error_type)
+    return error_type
 
 
 class ApiError(exceptions.APIException):

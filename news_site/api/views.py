@@ -48,8 +48,8 @@ def _validated(serializer_class: type[serializers.Serializer], query_string: str
     params = serializer_class(data=query)
     # DRF reads an empty value of an optional query field as absent (its default); the API says
     # any value but a valid one is a 400, `page=` included.
-    for name in params.fields:
-        if "" in query.getlist(name):
+    for name in list(params.fields):
+        if "" in query.getlist(str(name)):
             raise InvalidParameter(f"{name}: must not be empty")
     if not params.is_valid():
         raise InvalidParameter(first_error(params.errors))
@@ -298,5 +298,7 @@ class EpisodeDetailView(ApiView):
         if episode is None:
             raise NotFound(f"no episode '{episode_id[:100]}'")
         if params["include_transcript"]:
-            episode.transcript_text = podcast_selectors.episode_transcript(episode=episode)
+            # Read by EpisodeDetailSerializer.transcript (source="transcript_text").
+            transcript = podcast_selectors.episode_transcript(episode=episode)
+            setattr(episode, "transcript_text", transcript)  # noqa: B010 (not a model field)
         return item_response(shapes.EpisodeDetailSerializer(episode).data)

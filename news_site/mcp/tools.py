@@ -64,7 +64,7 @@ class NewsServer(ToolServer):
     async def list_resources(self) -> list[Resource]:
         return await resources.guide_resources(_read)
 
-    async def read_resource(  # type: ignore[override]
+    async def read_resource(
         self, uri: AnyUrl | str, context: Context[Any, Any] | None = None
     ) -> list[ReadResourceContents]:
         base_url = _base_url(context) if context is not None else ""

@@ -98,7 +98,8 @@ def validate(
         # openapi-core keeps the schema errors on the cause; the message alone says "InvalidData".
         cause = exc.__cause__
         details = [error.message for error in getattr(cause, "schema_errors", ())]
-        raise AssertionError(f"{method.upper()} {url} -> {status}: {exc!r} {cause!r} {details}")
+        problem = f"{method.upper()} {url} -> {status}: {exc!r} {cause!r} {details}"
+        raise AssertionError(problem) from exc
 
 
 def _query(query: str) -> dict[str, str]:

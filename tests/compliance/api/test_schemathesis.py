@@ -3,8 +3,8 @@ API key on every request and every check schemathesis has: no 5xx; statuses, con
 headers and bodies as documented; data the schema allows is accepted and data it forbids
 rejected; the key enforced where the schema requires one; 405 with `Allow` for undeclared
 methods; and the rest; and every answer validated strictly by openapi-core
-(tests/support/openapi_strict.py: undeclared fields and statuses refused). Its examples, coverage and fuzzing phases run in both generation modes
-(positive and negative).
+(tests/support/openapi_strict.py: undeclared fields and statuses refused). Its examples,
+coverage and fuzzing phases run in both generation modes (positive and negative).
 
 It runs schemathesis' own engine, the one its CLI (`st run`) drives, in the test's process: its
 pytest integration (`schemathesis.pytest.from_fixture`) does not work with pytest 9, and the engine
@@ -31,8 +31,8 @@ from schemathesis.transport.wsgi import WSGI_TRANSPORT
 from compliance_site.access.keys import api_key_create
 from tests.compliance.api.schemathesis_hooks import map_case
 from tests.compliance.builders import ESA
-from tests.support.openapi_strict import openapi_core_strict
 from tests.support.inprocess import wsgi_application
+from tests.support.openapi_strict import openapi_core_strict
 
 pytestmark = pytest.mark.django_db
 

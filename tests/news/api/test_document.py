@@ -53,9 +53,12 @@ def test_each_error_status_has_its_own_example(document):
                 continue
             example = response["content"]["application/json"]["example"]
             types.add(example["error"]["type"])
-            assert example["error"]["type"] in document["components"]["schemas"][
-                "ErrorEnvelope"
-            ]["properties"]["error"]["properties"]["type"]["enum"]
+            assert (
+                example["error"]["type"]
+                in document["components"]["schemas"]["ErrorEnvelope"]["properties"]["error"][
+                    "properties"
+                ]["type"]["enum"]
+            )
         assert len(types) >= 8, path
 
 
