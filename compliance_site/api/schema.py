@@ -20,6 +20,7 @@ from rest_framework import serializers
 
 from compliance_site.api import serializers as shapes
 from compliance_site.api.errors import ERROR_CODES
+from compliance_site.api.operations import name_operations
 from compliance_site.api.serializers import MAX_INT
 from compliance_site.api.state_payload import type_state_payloads
 from compliance_site.records.documents import JURISDICTIONS
@@ -91,7 +92,8 @@ VERSION_NUMBER = OpenApiParameter(
 CONDITIONAL_REQUEST_HEADERS = [
     OpenApiParameter(
         "If-None-Match",
-        {"type": "string", "example": '"TX-v1"'},
+        # No example: "Try it out" would send it and read version 1 as an empty 304.
+        {"type": "string"},
         OpenApiParameter.HEADER,
         description='ETags seen before (`"TX-v3"`, a list, `*`, weak `W/` tags): 304 on a match.',
     ),
@@ -207,6 +209,7 @@ def postprocess(
     components = result.setdefault("components", {})
     components.setdefault("schemas", {}).update(_error_schemas())
     type_state_payloads(components["schemas"])
+    name_operations(result.get("paths", {}))
     components.setdefault("securitySchemes", {})[BEARER] = {
         "type": "http",
         "scheme": "bearer",

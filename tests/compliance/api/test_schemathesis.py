@@ -41,7 +41,7 @@ pytestmark = pytest.mark.django_db
 # ensure_resource_availability, object_level_authorization) run on the webhooks the examples
 # create.
 PHASES = (PhaseName.EXAMPLES, PhaseName.COVERAGE, PhaseName.FUZZING)
-OPERATIONS = 18
+OPERATIONS = 19
 MAX_EXAMPLES = 30
 SEED = 20260314
 
