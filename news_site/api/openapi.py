@@ -249,11 +249,6 @@ LOGIN_POST = extend_schema(
             value={"provider": "email", "email": "anna@example.se", "code": "123456"},
             request_only=True,
         ),
-        OpenApiExample(
-            "Sign in with Apple",
-            value={"provider": "apple", "id_token": "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln"},
-            request_only=True,
-        ),
     ],
     responses={
         200: item_schema("LoginToken", shapes.TokenSerializer),
