@@ -1,7 +1,8 @@
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView
+from django.views.generic import RedirectView
 
+from compliance_site.api.schema_view import SchemaView
 from shared.health import cache_check, database_check, liveness, readiness_view
 from shared.security import login_attempts_limited
 
@@ -12,7 +13,9 @@ admin.site.index_title = "Records, monitoring and API keys"
 
 urlpatterns = [
     path("api/v1/compliance/", include("compliance_site.api.urls")),
-    path("api/v1/compliance/schema", SpectacularAPIView.as_view(), name="schema"),
+    path("api/v1/compliance/schema", SchemaView.as_view(), name="schema"),
+    # The prefix as people type it: to its index.
+    path("api/v1/compliance", RedirectView.as_view(url="/api/v1/compliance/", permanent=True)),
     path("admin/login/", login_attempts_limited(admin.site.login)),
     path("admin/", admin.site.urls),
     path("healthz", liveness),

@@ -241,7 +241,10 @@ SPECTACULAR_SETTINGS = {
     # The API reference at /api/v1/docs uses the bundled Swagger UI (shared/apidocs.py).
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
-    "ENUM_NAME_OVERRIDES": {"LangEnum": "news_site.api.serializers.LANGUAGES"},
+    "ENUM_NAME_OVERRIDES": {
+        "LangEnum": "news_site.api.serializers.LANGUAGES",
+        "StoryStatusEnum": ["active", "dormant"],
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "news_site.api.schema.postprocess",

@@ -5,6 +5,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import include, path
 from django.utils import timezone
 from django.views import defaults
+from django.views.generic import RedirectView
 
 from news_site.api.errors import error_body
 from news_site.ingest.selectors import ingest_worker_status
@@ -27,6 +28,8 @@ urlpatterns = [
         api_reference_view(schema_url_name="api-schema", title="News Aggregation Service"),
     ),
     path("api/v1/", include("news_site.api.urls")),
+    # The prefix as people type it: to its index.
+    path("api/v1", RedirectView.as_view(url="/api/v1/", permanent=True)),
     path("healthz", liveness),
     path(
         "readyz",

@@ -80,6 +80,9 @@ class _VersionItemSerializer(serializers.Serializer[Any]):
     version = serializers.IntegerField()
     released_at = serializers.DateField()
     git_sha = serializers.CharField()
+    payload_schema_version = serializers.CharField(
+        help_text="The state schema major the payload was written under."
+    )
 
 
 STATES_DATASET = extend_schema(

@@ -1,6 +1,8 @@
-"""The one place that turns errors into the compliance envelope `{error: {code, message}}`."""
+"""The one place that turns errors into the compliance envelope `{error: {code, message}}`,
+and the one list of its codes: raise sites, handlers and the OpenAPI enum (api/schema.py) all
+take `ErrorCode`, so a code the schema does not list is a type error."""
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from rest_framework import exceptions
@@ -10,14 +12,47 @@ from compliance_site.records.selectors import RecordNotFound
 from shared.http import payload_too_large_message, plain_payload_too_large
 from shared.outages import MESSAGE, retry_after_seconds
 
+ErrorCode = Literal[
+    "invalid_parameter",
+    "invalid_cursor",
+    # A request refused before any view (a Host not served, a body that is not JSON).
+    "bad_request",
+    "missing_api_key",
+    "invalid_api_key",
+    "state_not_found",
+    "version_not_found",
+    "esa_program_not_found",
+    "webhook_not_found",
+    "delivery_not_found",
+    "webhook_limit_reached",
+    "not_found",
+    "method_not_allowed",
+    "not_acceptable",
+    "precondition_failed",
+    "unsupported_media_type",
+    "payload_too_large",
+    "rate_limit_exceeded",
+    "internal_error",
+    "service_unavailable",
+]
+ERROR_CODES: tuple[ErrorCode, ...] = get_args(ErrorCode)
+
+
+def known_code(code: str) -> ErrorCode:
+    """A code named by a lower layer (records, webhooks), which cannot import this list: one
+    it does not hold is a bug, caught here rather than sent undocumented."""
+    if code not in ERROR_CODES:
+        raise ValueError(f"error code {code!r} is not in ErrorCode")
+    return code
+
 
 class ApiError(exceptions.APIException):
     """An error with a machine-readable code, raised by views and rendered by the handler."""
 
     status_code = 400
-    code = "bad_request"
+    code: ErrorCode = "bad_request"
 
-    def __init__(self, message: str, *, code: str | None = None, status: int | None = None):
+    def __init__(self, message: str, *, code: ErrorCode | None = None, status: int | None = None):
         super().__init__(message)
         self.message = message
         if code is not None:
@@ -27,19 +62,19 @@ class ApiError(exceptions.APIException):
 
 
 class InvalidParameter(ApiError):
-    code = "invalid_parameter"
+    code: ErrorCode = "invalid_parameter"
 
 
 class NotFound(ApiError):
     status_code = 404
-    code = "not_found"
+    code: ErrorCode = "not_found"
 
 
-def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
+def error_body(code: ErrorCode, message: str, **extra: Any) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, **extra}}
 
 
-def error_response(status: int, code: str, message: str, **extra: Any) -> JsonResponse:
+def error_response(status: int, code: ErrorCode, message: str, **extra: Any) -> JsonResponse:
     """For code outside DRF views: middleware and the URL-level 404/500 handlers."""
     return JsonResponse(error_body(code, message, **extra), status=status)
 
@@ -52,7 +87,7 @@ def service_unavailable_response(exc: BaseException | None = None) -> JsonRespon
     return response
 
 
-_DRF_CODES = {
+_DRF_CODES: dict[type[exceptions.APIException], ErrorCode] = {
     exceptions.NotAuthenticated: "missing_api_key",
     exceptions.AuthenticationFailed: "invalid_api_key",
     exceptions.MethodNotAllowed: "method_not_allowed",
@@ -68,7 +103,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     if isinstance(exc, RecordNotFound):
-        exc = NotFound(exc.message, code=exc.code)
+        exc = NotFound(exc.message, code=known_code(exc.code))
+    code: ErrorCode
     if isinstance(exc, ApiError):
         code, message = exc.code, exc.message
     elif isinstance(exc, exceptions.APIException):

@@ -16,8 +16,8 @@ def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     if not request.path.startswith("/api/"):
         return defaults.bad_request(request, exception)
     if isinstance(exception, DisallowedHost):
-        return error_response(400, "invalid_request", "this host name is not served here")
-    return error_response(400, "invalid_request", "bad request")
+        return error_response(400, "bad_request", "this host name is not served here")
+    return error_response(400, "bad_request", "bad request")
 
 
 def not_found(request: HttpRequest, exception: Exception) -> JsonResponse:

@@ -19,8 +19,11 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 
 from compliance_site.api import serializers as shapes
+from compliance_site.api.errors import ERROR_CODES
+from compliance_site.api.operations import name_operations
 from compliance_site.api.polling_schema import CHANGES_CONDITIONAL_HEADERS
 from compliance_site.api.serializers import MAX_INT
+from compliance_site.api.state_payload import type_state_payloads
 from compliance_site.records.documents import JURISDICTIONS
 
 BEARER = "bearerAuth"
@@ -34,7 +37,8 @@ _RATE_LIMIT_ERROR_REF = {"$ref": "#/components/schemas/RateLimitErrorEnvelope"}
 
 # What each status means, with its codes. The views pick the ones they can answer.
 ERRORS: dict[int, str] = {
-    400: "Invalid parameter (`invalid_parameter`) or cursor/sync token (`invalid_cursor`).",
+    400: "Invalid parameter (`invalid_parameter`), cursor or sync token (`invalid_cursor`), or a "
+    "request refused before any view, such as a host name not served (`bad_request`).",
     401: "Missing key where one is needed (`missing_api_key`), or a presented key that is "
     "unknown, revoked or malformed (`invalid_api_key`); sent with `WWW-Authenticate: Bearer`.",
     404: "Not a jurisdiction or no published record (`state_not_found`), no such version "
@@ -50,28 +54,6 @@ ERRORS: dict[int, str] = {
     500: "Unexpected error (`internal_error`).",
     503: "The database cannot be reached (`service_unavailable`); retry after `Retry-After`.",
 }
-ERROR_CODES = (
-    "invalid_parameter",
-    "invalid_cursor",
-    "bad_request",
-    "missing_api_key",
-    "invalid_api_key",
-    "state_not_found",
-    "version_not_found",
-    "esa_program_not_found",
-    "webhook_not_found",
-    "delivery_not_found",
-    "webhook_limit_reached",
-    "not_found",
-    "method_not_allowed",
-    "not_acceptable",
-    "precondition_failed",
-    "unsupported_media_type",
-    "payload_too_large",
-    "rate_limit_exceeded",
-    "internal_error",
-    "service_unavailable",
-)
 # Every operation can answer these (the body size, the key check and the limits run before any
 # view).
 _SHARED_ERRORS = (401, 406, 413, 429, 500, 503)
@@ -111,7 +93,8 @@ VERSION_NUMBER = OpenApiParameter(
 CONDITIONAL_REQUEST_HEADERS = [
     OpenApiParameter(
         "If-None-Match",
-        {"type": "string", "example": '"TX-v1"'},
+        # No example: "Try it out" would send it and read version 1 as an empty 304.
+        {"type": "string"},
         OpenApiParameter.HEADER,
         description='ETags seen before (`"TX-v3"`, a list, `*`, weak `W/` tags): 304 on a match.',
     ),
@@ -226,6 +209,8 @@ def postprocess(
 ) -> dict[str, Any]:
     components = result.setdefault("components", {})
     components.setdefault("schemas", {}).update(_error_schemas())
+    type_state_payloads(components["schemas"])
+    name_operations(result.get("paths", {}))
     components.setdefault("securitySchemes", {})[BEARER] = {
         "type": "http",
         "scheme": "bearer",

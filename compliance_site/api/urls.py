@@ -1,10 +1,12 @@
 from django.urls import path
 
 from compliance_site.api import datasets, views, webhook_views
+from compliance_site.api.index import IndexView
 from compliance_site.api.state_schema import state_schema
 from shared.apidocs import api_reference_view
 
 urlpatterns = [
+    path("", IndexView.as_view(), name="api-index"),
     path("meta", views.MetaView.as_view()),
     path("states", datasets.StateDatasetView.as_view()),
     path("states/<str:abbr>", views.StateView.as_view()),

@@ -12,7 +12,7 @@ from rest_framework.serializers import Serializer
 
 from compliance_site.access.models import ApiKey
 from compliance_site.api import webhook_serializers as shapes
-from compliance_site.api.errors import ApiError, InvalidParameter, NotFound
+from compliance_site.api.errors import ApiError, InvalidParameter, NotFound, known_code
 from compliance_site.api.views import KeyedView, _first_error, _params
 from compliance_site.webhooks import selectors, services
 from compliance_site.webhooks.models import WebhookEndpoint
@@ -34,7 +34,7 @@ def _owned_webhook(request: Request, webhook_id: int) -> WebhookEndpoint:
             raise selectors.WebhookNotFound(f"no webhook {webhook_id} for this key")
         return selectors.webhook_get(api_key=_api_key(request), webhook_id=webhook_id)
     except selectors.WebhookNotFound as exc:
-        raise NotFound(str(exc), code=exc.code) from exc
+        raise NotFound(str(exc), code=known_code(exc.code)) from exc
 
 
 def _body(serializer_class: type[Serializer[Any]], request: Request) -> dict[str, Any]:
@@ -129,6 +129,6 @@ class DeliveryRedeliverView(KeyedView):
                 raise selectors.DeliveryNotFound(f"no delivery {delivery_id} for this key")
             delivery = selectors.delivery_get(api_key=_api_key(request), delivery_id=delivery_id)
         except selectors.DeliveryNotFound as exc:
-            raise NotFound(str(exc), code=exc.code) from exc
+            raise NotFound(str(exc), code=known_code(exc.code)) from exc
         delivery = services.delivery_redeliver(delivery=delivery, now=timezone.now())
         return Response(shapes.envelope(shapes.delivery_shape(delivery)), status=202)

@@ -36,6 +36,8 @@ _OFFSET = re.compile(r"([+-])(\d{1,9})")
 # consumer of the change feed would interpret or refuse them.
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _LINE_BREAKS = re.compile("[\t\n]")
+# A trailer line of the key the reindex reads (git compares trailer keys case-insensitively).
+_CHANGE_SOURCE_LINE = re.compile(r"(?i)change-source\s*:")
 AUTHOR_MAX_LENGTH = 255
 
 
@@ -220,10 +222,25 @@ def _commit(fields: list[bytes], changes: tuple[FileChange, ...]) -> Commit:
         author=clean_text(author, multiline=False)[:AUTHOR_MAX_LENGTH],
         committed_at=committed_at,
         change_source=_last_trailer_value(trailer),
-        message=clean_text(message, multiline=True).strip(),
+        message=without_change_source(clean_text(message, multiline=True)),
         changes=changes,
         offset_out_of_range=out_of_range,
     )
+
+
+def without_change_source(message: str) -> str:
+    """The message without its `Change-Source:` trailer lines: the trailer is read into
+    `change_source`, and a change summary shown to integrators is the author's words. Only the
+    last paragraph after the subject holds trailers (git's rule); a line like it elsewhere is
+    the author's."""
+    body, separator, last = message.strip().rpartition("\n\n")
+    if not separator:
+        return last
+    kept = [line for line in last.split("\n") if not _CHANGE_SOURCE_LINE.match(line)]
+    if not any(line.strip() for line in kept):
+        return body.strip()
+    trailers = "\n".join(kept)
+    return f"{body}{separator}{trailers}".strip()
 
 
 def commit_time(raw_date: str) -> tuple[datetime, bool]:

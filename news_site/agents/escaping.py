@@ -13,7 +13,9 @@ from news_site.news.cleaning import clean_text, clean_url
 # (`[`), tables, strikethrough. (`<` and `&` become entities instead.)
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 # What starts a block at the beginning of a line: heading, list, quote, rule, ordered list.
-_BLOCK_START = re.compile(r"^(\s*)([#+\-=>]|\d+[.)])")
+# CommonMark escapes ASCII punctuation only, so an ordered list marker keeps its digits and
+# escapes what follows them (`1\.`): `\1.` would show the backslash.
+_BLOCK_START = re.compile(r"^(\s*)([#+\-=>])|^(\s*\d+)([.)])")
 # Characters YAML reads as line breaks inside a quoted scalar, which JSON leaves as they are;
 # and `<`, `>`, `&` as escapes, so no markup reaches a renderer that shows front matter raw
 # (the parsed value is unchanged).
@@ -40,7 +42,12 @@ def markdown_text(value: str) -> str:
 def markdown_block(value: str) -> str:
     """Multi-paragraph feed text (summaries, show notes): each paragraph as markdown_text."""
     paragraphs = (markdown_text(p) for p in clean_text(value).split("\n\n"))
-    return "\n\n".join(_BLOCK_START.sub(r"\1\\\2", p) for p in paragraphs if p)
+    return "\n\n".join(_BLOCK_START.sub(_escape_block_start, p) for p in paragraphs if p)
+
+
+def _escape_block_start(match: re.Match[str]) -> str:
+    before, marker = (match[1], match[2]) if match[2] else (match[3], match[4])
+    return f"{before}\\{marker}"
 
 
 def markdown_link(text: str, url: str) -> str:

@@ -16,7 +16,7 @@ from news_site.api import openapi
 from news_site.api import serializers as shapes
 from news_site.api.base import AccountView, ApiView
 from news_site.api.envelopes import item_response
-from news_site.api.errors import ApiError, InvalidParameter, first_error
+from news_site.api.errors import ApiError, InvalidParameter, first_error, known_type
 from shared.env import Rate
 from shared.http import client_network
 from shared.ratelimit import usage_count
@@ -68,7 +68,7 @@ class LoginView(ApiView):
             status = 503 if exc.code == "provider_unavailable" else 401
             if exc.code == "provider_not_configured":
                 status = 400
-            raise ApiError(exc.message, type=exc.code, status=status) from exc
+            raise ApiError(exc.message, type=known_type(exc.code), status=status) from exc
         raw, token = accounts.token_issue(account=account)
         data = {
             "token": raw,

@@ -1,14 +1,10 @@
-"""The one place that turns errors into the v1 envelope `{error: {type, message}, meta}`.
-
-`type` values (documented in the OpenAPI schema and docs/mobile-api.md): invalid_parameter,
-invalid_request, token_in_query, invalid_code, invalid_id_token, provider_not_configured,
-provider_unavailable, not_authenticated, invalid_token, not_found, method_not_allowed,
-unsupported_media_type, not_acceptable, payload_too_large, rate_limited, internal_error,
-service_unavailable.
+"""The one place that turns errors into the v1 envelope `{error: {type, message}, meta}`, and
+the one list of its `type` values, `ErrorType` (documented in the OpenAPI schema and
+docs/mobile-api.md).
 """
 
 import logging
-from typing import Any
+from typing import Any, Literal, get_args
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -22,7 +18,7 @@ from shared.outages import MESSAGE, is_database_outage, log_outage, retry_after_
 logger = logging.getLogger(__name__)
 
 API_VERSION = "v1"
-ERROR_TYPES = (
+ErrorType = Literal[
     "invalid_parameter",
     "invalid_request",
     "token_in_query",
@@ -40,20 +36,31 @@ ERROR_TYPES = (
     "rate_limited",
     "internal_error",
     "service_unavailable",
-)
+]
+# The schema's enum (api/schema.py); raise sites and handlers take ErrorType, so mypy refuses a
+# type the schema does not list.
+ERROR_TYPES: tuple[ErrorType, ...] = get_args(ErrorType)
+
+
+def known_type(error_type: str) -> ErrorType:
+    """A type named by a lower app (accounts.errors), which cannot import this list: one it
+    does not hold is a bug, caught here rather than sent undocumented."""
+    if error_type not in ERROR_TYPES:
+        raise ValueError(f"error type {error_type!r} is not in ErrorType")
+    return error_type
 
 
 class ApiError(exceptions.APIException):
     """An error with a machine-readable type, raised by views and rendered by the handler."""
 
     status_code = 400
-    type = "invalid_request"
+    type: ErrorType = "invalid_request"
 
     def __init__(
         self,
         message: str,
         *,
-        type: str | None = None,
+        type: ErrorType | None = None,
         status: int | None = None,
         headers: dict[str, str] | None = None,
     ):
@@ -67,15 +74,15 @@ class ApiError(exceptions.APIException):
 
 
 class InvalidParameter(ApiError):
-    type = "invalid_parameter"
+    type: ErrorType = "invalid_parameter"
 
 
 class NotFound(ApiError):
     status_code = 404
-    type = "not_found"
+    type: ErrorType = "not_found"
 
 
-def error_body(error_type: str, message: str) -> dict[str, Any]:
+def error_body(error_type: ErrorType, message: str) -> dict[str, Any]:
     return {"error": {"type": error_type, "message": message}, "meta": {"api_version": API_VERSION}}
 
 
@@ -90,7 +97,7 @@ def first_error(errors: dict | list) -> str:
     return str(message) if field == "non_field_errors" else f"{field}: {message}"
 
 
-_DRF_TYPES = {
+_DRF_TYPES: dict[type[exceptions.APIException], ErrorType] = {
     exceptions.NotAuthenticated: "not_authenticated",
     exceptions.AuthenticationFailed: "invalid_token",
     exceptions.MethodNotAllowed: "method_not_allowed",
@@ -106,12 +113,19 @@ _DRF_TYPES = {
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     if isinstance(exc, Http404):
         exc = NotFound("not found")
+    error_type: ErrorType
     if isinstance(exc, ApiError):
         error_type, message = exc.type, exc.message
     elif isinstance(exc, exceptions.APIException):
         # Lower apps' errors (accounts.errors) carry their own type; DRF's are mapped.
-        error_type = getattr(exc, "type", None) or next(
-            (name for cls, name in _DRF_TYPES.items() if isinstance(exc, cls)), "invalid_request"
+        own_type = getattr(exc, "type", None)
+        error_type = (
+            known_type(own_type)
+            if own_type
+            else next(
+                (name for cls, name in _DRF_TYPES.items() if isinstance(exc, cls)),
+                "invalid_request",
+            )
         )
         detail = exc.detail
         message = first_error(detail) if isinstance(detail, dict | list) else str(detail)

@@ -5,6 +5,7 @@ The error envelope, the Bearer scheme and the legacy endpoints are added by `sch
 """
 
 from drf_spectacular.utils import (
+    OpenApiExample,
     OpenApiParameter,
     PolymorphicProxySerializer,
     extend_schema,
@@ -95,6 +96,13 @@ FOLLOW_RESPONSE = item_schema("FollowState", shapes.FollowSerializer)
 
 # Operations ------------------------------------------------------------------------------
 
+INDEX_GET = extend_schema(
+    operation_id="api_index",
+    responses=item_schema("ApiIndex", shapes.ApiIndexSerializer),
+    summary="What the API offers",
+    description="Links to the reference, every collection and the service's other surfaces.",
+)
+
 ENTRY_LIST_GET = extend_schema(
     operation_id="entries_list",
     parameters=[
@@ -167,11 +175,15 @@ FEED_LIST_GET = extend_schema(
     ),
 )
 
-FEED_DETAIL_GET = extend_schema(responses=item_schema("FeedDetail", shapes.FeedSerializer))
+FEED_DETAIL_GET = extend_schema(
+    responses=item_schema("FeedDetail", shapes.FeedSerializer),
+    description="One active source, as the list shows it.",
+)
 
 FEED_ENTRIES_GET = extend_schema(
     parameters=[*PAGE_PARAMS, LANG_PARAM],
     responses=list_schema("FeedEntry", shapes.EntrySerializer),
+    description="The source's relevant entries, newest first.",
 )
 
 FEED_FOLLOW_POST = extend_schema(
@@ -194,11 +206,15 @@ TAG_LIST_GET = extend_schema(
     description="Tags that have relevant entries, by name.",
 )
 
-TAG_DETAIL_GET = extend_schema(responses=item_schema("TagDetail", shapes.TagSerializer))
+TAG_DETAIL_GET = extend_schema(
+    responses=item_schema("TagDetail", shapes.TagSerializer),
+    description="One tag by its slug, with its count of relevant entries.",
+)
 
 TAG_ENTRIES_GET = extend_schema(
     parameters=[*PAGE_PARAMS, LANG_PARAM],
     responses=list_schema("TagEntry", shapes.EntrySerializer),
+    description="The tag's relevant entries, newest first.",
 )
 
 STORY_LIST_GET = extend_schema(
@@ -235,10 +251,23 @@ EPISODE_DETAIL_GET = extend_schema(
 
 LOGIN_POST = extend_schema(
     request=PolymorphicProxySerializer(
-        component_name="LoginRequest",
-        serializers=[shapes.EmailLoginRequest, shapes.IdTokenLoginRequest],
+        component_name="Login",
+        serializers=[shapes.EmailLogin, shapes.IdTokenLogin],
         resource_type_field_name=None,
     ),
+    # "Try it out" starts from the first example: the first call, which asks for a code.
+    examples=[
+        OpenApiExample(
+            "Ask for a code",
+            value={"provider": "email", "email": "anna@example.se"},
+            request_only=True,
+        ),
+        OpenApiExample(
+            "Sign in with the code",
+            value={"provider": "email", "email": "anna@example.se", "code": "123456"},
+            request_only=True,
+        ),
+    ],
     responses={
         200: item_schema("LoginToken", shapes.TokenSerializer),
         202: item_schema("LoginCodeSent", shapes.CodeSentSerializer),

@@ -5,7 +5,8 @@ from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
-from news_site.api.errors import ERROR_TYPES
+from news_site.api.errors import ERROR_TYPES, ErrorType
+from news_site.api.operations import name_operations
 
 
 class BearerScheme(OpenApiAuthenticationExtension):
@@ -32,6 +33,20 @@ _ERRORS = {
     "503": "The login provider's keys are unavailable (`provider_unavailable`), or the mail "
     "relay refused a login code or the database is unreachable (`service_unavailable`); "
     "with `Retry-After`.",
+}
+# Each status's example answer (without one, the reference shows the enum's first value,
+# `invalid_parameter`, under every status).
+_ERROR_EXAMPLES: dict[str, tuple[ErrorType, str]] = {
+    "400": ("invalid_parameter", "per_page: Ensure this value is less than or equal to 100."),
+    "401": ("not_authenticated", "this endpoint needs 'Authorization: Bearer <token>'"),
+    "404": ("not_found", "no entry 12345"),
+    "405": ("method_not_allowed", 'Method "PUT" not allowed.'),
+    "406": ("not_acceptable", "Could not satisfy the request Accept header."),
+    "413": ("payload_too_large", "request body larger than 1048576 bytes"),
+    "415": ("unsupported_media_type", 'Unsupported media type "text/plain" in request.'),
+    "429": ("rate_limited", "too many searches; retry after the time in Retry-After"),
+    "500": ("internal_error", "an unexpected error occurred"),
+    "503": ("service_unavailable", "the service is briefly unavailable; retry shortly"),
 }
 _ERROR_SCHEMA = {
     "type": "object",
@@ -110,6 +125,8 @@ def _legacy_paths() -> dict[str, Any]:
             "get": {
                 "operationId": "legacy_" + summary.lower().replace(" ", "_"),
                 "summary": summary,
+                "description": f"{summary}: the legacy JSON, kept for existing clients "
+                "(/api/v1 is the current API).",
                 "tags": ["legacy"],
                 "parameters": parameters,
                 "responses": {
@@ -132,8 +149,25 @@ def _legacy_paths() -> dict[str, Any]:
     }
 
 
+def _nullable_refs(node: Any) -> None:
+    """drf-spectacular writes a nullable reference as `allOf: [ref]` + `nullable: true`, which
+    OpenAPI 3.0 does not make nullable (`nullable` only widens a `type` beside it, and there is
+    none), so strict validators refuse null. 3.0.3's own idiom: one of the reference or null."""
+    if isinstance(node, list):
+        for item in node:
+            _nullable_refs(item)
+    elif isinstance(node, dict):
+        all_of = node.get("allOf")
+        if node.get("nullable") and isinstance(all_of, list) and len(all_of) == 1:
+            del node["allOf"], node["nullable"]
+            node["oneOf"] = [*all_of, {"type": "object", "nullable": True, "enum": [None]}]
+        for value in node.values():
+            _nullable_refs(value)
+
+
 def postprocess(result: dict[str, Any], generator, request, public) -> dict[str, Any]:
     components = result.setdefault("components", {}).setdefault("schemas", {})
+    _nullable_refs(components)
     components["ErrorEnvelope"] = _ERROR_SCHEMA
     components["LegacyEntry"] = _legacy_entry()
     error_ref = {"$ref": "#/components/schemas/ErrorEnvelope"}
@@ -143,11 +177,18 @@ def postprocess(result: dict[str, Any], generator, request, public) -> dict[str,
         for operation in operations.values():
             responses = operation.setdefault("responses", {})
             for status, description in _ERRORS.items():
+                error_type, message = _ERROR_EXAMPLES[status]
+                example = {"error": {"type": error_type, "message": message}}
                 responses.setdefault(
                     status,
                     {
                         "description": description,
-                        "content": {"application/json": {"schema": error_ref}},
+                        "content": {
+                            "application/json": {
+                                "schema": error_ref,
+                                "example": {**example, "meta": {"api_version": "v1"}},
+                            }
+                        },
                     },
                 )
             body = operation.get("requestBody")
@@ -155,6 +196,7 @@ def postprocess(result: dict[str, Any], generator, request, public) -> dict[str,
             # alternative has required fields, so the body is required too.
             if body and "oneOf" in _body_schema(result, body):
                 body["required"] = True
+    name_operations(result.get("paths", {}))
     result["paths"].update(_legacy_paths())
     return result
 

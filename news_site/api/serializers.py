@@ -100,7 +100,9 @@ class LoginRequest(serializers.Serializer):
 
 # The two shapes of a login body, for the schema only: as one object with optional fields the
 # schema would call `{"provider": "apple"}` valid, which LoginRequest rightly refuses.
-class EmailLoginRequest(serializers.Serializer):
+# Named without "Request": drf-spectacular adds it to request components (COMPONENT_SPLIT_REQUEST),
+# so these are EmailLoginRequest and IdTokenLoginRequest in the schema.
+class EmailLogin(serializers.Serializer):
     provider = serializers.ChoiceField(choices=["email"])
     email = serializers.EmailField(max_length=EMAIL_MAX_LENGTH)
     code = serializers.RegexField(
@@ -110,7 +112,7 @@ class EmailLoginRequest(serializers.Serializer):
     )
 
 
-class IdTokenLoginRequest(serializers.Serializer):
+class IdTokenLogin(serializers.Serializer):
     provider = serializers.ChoiceField(choices=["apple", "google"])
     id_token = serializers.RegexField(
         r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$",
@@ -328,6 +330,15 @@ class EpisodeDetailSerializer(EpisodeSerializer):
     chapters = ChapterSerializer(many=True)
     sources = SourceSerializer(many=True)
     transcript_url = serializers.CharField()
+    # Only with include_transcript=true: the view sets `transcript_text` on the episode then;
+    # an attribute that is not there skips an optional field, so the key is absent otherwise.
+    transcript = serializers.CharField(
+        source="transcript_text",
+        allow_null=True,
+        required=False,
+        help_text="With include_transcript=true only: the stored transcript text, null until it "
+        "has been fetched.",
+    )
 
 
 class TokenSerializer(serializers.Serializer):
@@ -345,3 +356,15 @@ class CodeSentSerializer(serializers.Serializer):
 class FollowSerializer(serializers.Serializer):
     feed_id = serializers.IntegerField()
     is_following = serializers.BooleanField()
+
+
+class IndexLinkSerializer(serializers.Serializer):
+    rel = serializers.CharField(help_text="What the link is (`entries`, `docs`, `mcp`...).")
+    href = serializers.URLField()
+    title = serializers.CharField()
+
+
+class ApiIndexSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    api_version = serializers.CharField()
+    links = IndexLinkSerializer(many=True)

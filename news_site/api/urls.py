@@ -1,14 +1,15 @@
-from django.urls import path
-from drf_spectacular.views import SpectacularAPIView
+from django.urls import path, re_path
 
 from news_site.api import auth_views, views
 from news_site.api.errors import not_found_view
+from news_site.api.index import index_view
+from news_site.api.schema_view import SchemaView
 
 # Ids, slugs and episode ids are path converters (news/converters.py); a path they do not
 # match falls through to the JSON 404.
 
 urlpatterns = [
-    path("schema", SpectacularAPIView.as_view(), name="api-schema"),
+    path("schema", SchemaView.as_view(), name="api-schema"),
     path("auth/login", auth_views.LoginView.as_view()),
     path("auth/logout", auth_views.LogoutView.as_view()),
     path("auth/account", auth_views.AccountDeleteView.as_view()),
@@ -32,7 +33,8 @@ urlpatterns = [
     ),
     path("podd_episodes", views.EpisodeListView.as_view()),
     path("podd_episodes/<episode_id:episode_id>", views.EpisodeDetailView.as_view()),
-    # Every other path, and /api/v1/ itself, answers the envelope's 404.
-    path("", not_found_view),
-    path("<path:path>", not_found_view),
+    path("", index_view, name="api-index"),
+    # Every other path answers the envelope's 404, line breaks included (`<path:>` is `.+`,
+    # which stops at one, and the request would fall through to the site's HTML 404).
+    re_path(r"^(?P<path>(?s:.+))$", not_found_view),
 ]

@@ -62,6 +62,11 @@ def _validated(
     for name, values in given:
         data.setlist(name, list(values))
     params = serializer_class(data=data)
+    # DRF reads an empty value of an optional query field as absent (its default); the API says
+    # any value but a valid one is a 400, `page=` included.
+    for name, values in given:
+        if "" in values:
+            raise InvalidParameter(f"{name}: must not be empty")
     if not params.is_valid():
         raise InvalidParameter(first_error(params.errors))
     return params.validated_data
@@ -308,7 +313,8 @@ class EpisodeDetailView(ApiView):
         episode = podcast_selectors.episode_get(episode_id=episode_id)
         if episode is None:
             raise NotFound(f"no episode '{episode_id[:100]}'")
-        data = shapes.EpisodeDetailSerializer(episode).data
         if params["include_transcript"]:
-            data["transcript"] = podcast_selectors.episode_transcript(episode=episode)
-        return item_response(data)
+            # Read by EpisodeDetailSerializer.transcript (source="transcript_text").
+            transcript = podcast_selectors.episode_transcript(episode=episode)
+            setattr(episode, "transcript_text", transcript)  # noqa: B010 (not a model field)
+        return item_response(shapes.EpisodeDetailSerializer(episode).data)

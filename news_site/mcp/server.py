@@ -7,6 +7,8 @@ advertises input schemas.
 - Arguments that fail validation are reported as one readable line per field, not pydantic's
   multi-line text with its documentation links.
 - `serverInfo.version` is the installed package's version.
+- Only capabilities with something behind them are advertised: no prompts (the SDK serves
+  prompts/list whether or not there are any, and a client would offer an empty menu).
 """
 
 from importlib.metadata import PackageNotFoundError, version
@@ -38,6 +40,12 @@ def _validation_message(tool: str, error: ValidationError) -> str:
 
 class ToolServer(MCPServer):
     _parameters: dict[str, set[str]] | None = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The capabilities are derived from the methods served (Server.get_capabilities).
+        for method in ("prompts/list", "prompts/get"):
+            self._lowlevel_server._request_handlers.pop(method, None)
 
     async def list_tools(self) -> list[MCPTool]:
         tools = await super().list_tools()

@@ -15,14 +15,15 @@ from typing import Annotated, Any, Literal, TypeVar, get_args
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import AfterValidator, Field
+from mcp_types import CallToolResult, Resource, TextContent, ToolAnnotations
+from pydantic import AfterValidator, AnyUrl, Field
 
 from news_site.agents import documents
 from news_site.agents.escaping import markdown_link, markdown_text
-from news_site.mcp import shapes
+from news_site.mcp import resources, shapes
 from news_site.mcp.answers import kept_answer
 from news_site.mcp.server import ToolServer, package_version
 from news_site.news import selectors
@@ -56,14 +57,29 @@ def _no_nul(value: str) -> str:
 NoNul = AfterValidator(_no_nul)
 _READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 
-server = ToolServer(
+
+class NewsServer(ToolServer):
+    """The tools below, and the product guides as resources (`resources.py`)."""
+
+    async def list_resources(self) -> list[Resource]:
+        return await resources.guide_resources(_read)
+
+    async def read_resource(
+        self, uri: AnyUrl | str, context: Context[Any, Any] | None = None
+    ) -> list[ReadResourceContents]:
+        base_url = _base_url(context) if context is not None else ""
+        return await resources.guide_read(str(uri), read=_read, base_url=base_url)
+
+
+server = NewsServer(
     "news",
     title="Nyhetstjänsten",
     version=package_version(),
     instructions=(
         "Swedish summaries of news about Apple and its products, with product guides and the "
         "service's podcast. Answers hold metadata and summaries, never an article's text. "
-        "Credit the source with a link: 'enligt <källa>, via <tjänsten>'."
+        "Credit the source with a link: 'enligt <källa>, via <tjänsten>'. The product guides "
+        "are also resources (news://guides/<slug>, markdown)."
     ),
 )
 

@@ -11,6 +11,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from news_site.news.models import Entry
+from tests.support.api_walk import StrictWalk
 
 GOOD_TITLE = "Apple släpper en ny iPhone"
 # An absolute http(s) URI of RFC 3986 characters only (what /api/v1 declares as format: uri).
@@ -74,6 +75,8 @@ def assert_surfaces_valid() -> None:
             assert_markdown_valid(text)
         else:
             assert_json_urls(response.json())
+    # And every read of the API, strictly as its OpenAPI document says.
+    StrictWalk(client).every_read()
 
 
 def assert_rss_valid(text: str) -> None:

@@ -6,7 +6,8 @@ source and then checks (tests/news/hostile.py) that
 - the command exits as it should (0: failures are recorded on their unit, not raised),
 - the other units were stored (the good source's item, the good item beside the bad one),
 - every public surface answers 200 with valid output: RSS parses as XML, front matter as YAML,
-  no `<script` in markup, every URL an absolute http(s) URI, MCP tool answers likewise.
+  no `<script` in markup, every URL an absolute http(s) URI, MCP tool answers likewise, and
+  every read of /api/v1 and the legacy JSON validates strictly against the OpenAPI document.
 
 Runs on SQLite and, with NEWS_DATABASE_URL set, on PostgreSQL (NUL and column lengths are
 only enforced there).

@@ -2,8 +2,9 @@
 API key on every request and every check schemathesis has: no 5xx; statuses, content types,
 headers and bodies as documented; data the schema allows is accepted and data it forbids
 rejected; the key enforced where the schema requires one; 405 with `Allow` for undeclared
-methods; and the rest. Its examples, coverage and fuzzing phases run in both generation modes
-(positive and negative).
+methods; and the rest; and every answer validated strictly by openapi-core
+(tests/support/openapi_strict.py: undeclared fields and statuses refused). Its examples,
+coverage and fuzzing phases run in both generation modes (positive and negative).
 
 It runs schemathesis' own engine, the one its CLI (`st run`) drives, in the test's process: its
 pytest integration (`schemathesis.pytest.from_fixture`) does not work with pytest 9, and the engine
@@ -31,6 +32,7 @@ from compliance_site.access.keys import api_key_create
 from tests.compliance.api.schemathesis_hooks import map_case
 from tests.compliance.builders import ESA
 from tests.support.inprocess import wsgi_application
+from tests.support.openapi_strict import openapi_core_strict
 
 pytestmark = pytest.mark.django_db
 
@@ -39,7 +41,7 @@ pytestmark = pytest.mark.django_db
 # ensure_resource_availability, object_level_authorization) run on the webhooks the examples
 # create.
 PHASES = (PhaseName.EXAMPLES, PhaseName.COVERAGE, PhaseName.FUZZING)
-OPERATIONS = 18
+OPERATIONS = 19
 MAX_EXAMPLES = 30
 SEED = 20260314
 
@@ -87,6 +89,7 @@ def run_schemathesis(application: Callable, api_key: str) -> list[EngineEvent]:
     project = config.projects.override
     project.update(headers={"Authorization": f"Bearer {api_key}"}, workers=1, request_timeout=10)
     project.phases.update(phases=[phase.value for phase in PHASES])
+    # "all" takes the checks registered with schemathesis, openapi_core_strict among them.
     project.checks.update(included_check_names=["all"])
     project.generation.update(
         modes=list(GenerationMode), max_examples=MAX_EXAMPLES, database="none"
@@ -132,6 +135,14 @@ def test_every_operation_answers_as_documented(
         run = run_schemathesis(application, raw)
 
     assert not problems(run), "\n".join(problems(run))
+    checked = {
+        check.name
+        for event in run
+        if isinstance(event, events.ScenarioFinished)
+        for checks in event.recorder.checks.values()
+        for check in checks
+    }
+    assert openapi_core_strict.__name__ in checked
     (finished,) = [event for event in run if isinstance(event, events.EngineFinished)]
     assert finished.stop_reason == StopReason.COMPLETED
     # Every operation went through every phase, and every phase passed.

@@ -53,4 +53,4 @@ def test_the_reference_page_is_served(client) -> None:
 def test_a_host_not_served_gets_the_error_envelope(client) -> None:
     answer = client.get("/api/v1/compliance/meta", HTTP_HOST="evil.example")
     assert answer.status_code == 400
-    assert answer.json()["error"]["code"] == "invalid_request"
+    assert answer.json()["error"]["code"] == "bad_request"

@@ -107,7 +107,10 @@ def test_formatting_and_comment_changes_publish_nothing(data_repo, run_reindex):
 def test_change_source_trailer_sets_the_event_source(data_repo, run_reindex):
     data_repo.seed("TX", "CA")
     data_repo.write("TX", state_payload("TX", summary="Drafted."))
-    data_repo.commit("Draft TX", trailer="Change-Source: llm_drafted")
+    data_repo.commit(
+        "Draft TX\n\nChange-Source: is how a line of the body may start.",
+        trailer="Reviewed-by: Ada\nchange-source: llm_drafted",
+    )
     data_repo.write("CA", state_payload("CA", summary="Synced."))
     data_repo.commit("Sync CA", trailer="Change-Source: automated_sync")
     data_repo.write("TX", state_payload("TX", summary="Unknown trailer."))
@@ -118,7 +121,12 @@ def test_change_source_trailer_sets_the_event_source(data_repo, run_reindex):
     tx = versions(ResourceType.STATE, "TX")
     assert [v.source for v in tx] == ["human", "llm_drafted", "human"]
     assert versions(ResourceType.STATE, "CA")[1].source == "automated_sync"
-    assert tx[1].change_summary.startswith("Draft TX")
+    # The trailer the source came from is not part of the summary; the body and other
+    # trailers are.
+    assert tx[1].change_summary == (
+        "Draft TX\n\nChange-Source: is how a line of the body may start.\n\nReviewed-by: Ada"
+    )
+    assert versions(ResourceType.STATE, "CA")[1].change_summary == "Sync CA"
 
 
 def test_an_invalid_file_publishes_nothing_and_keeps_the_last_good_version(data_repo, run_reindex):

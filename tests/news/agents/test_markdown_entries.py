@@ -1,5 +1,6 @@
 """Entry markdown: /entries/:id.md, the same page by Accept on the article URL, /index.md."""
 
+import markdown
 import pytest
 import yaml
 
@@ -35,6 +36,25 @@ def test_an_entry_as_markdown_has_frontmatter_heading_summary_and_credited_link(
     assert "\n# Apple släpper iOS 19\n" in response.text
     assert entry.summary_translated in response.text
     assert f"]({entry.url}) (enligt MacSajten, via Nyhetstjänsten)" in response.text
+
+
+def test_summary_lines_that_look_like_blocks_render_as_the_text_they_are(
+    http, make_feed, make_entry
+):
+    entry = make_entry(
+        make_feed(), summary_translated="1. lista\n\n12) punkt\n\n# Ingen rubrik\n\n- inget"
+    )
+
+    text = http.get(f"/entries/{entry.pk}.md").text
+
+    # Escaped the CommonMark way (the punctuation, never the digits): a renderer shows the
+    # paragraphs as written, with no list, heading or stray backslash.
+    assert "\n1\\. lista\n" in text
+    assert "\n12\\) punkt\n" in text
+    rendered = markdown.markdown(text.split("---\n", 2)[2])
+    for paragraph in ("1. lista", "12) punkt", "# Ingen rubrik", "- inget"):
+        assert f"<p>{paragraph}</p>" in rendered
+    assert "<ol>" not in rendered and "<h1>Ingen" not in rendered and "<ul>" not in rendered
 
 
 def test_an_untranslated_entry_says_so(http, make_feed, make_entry):

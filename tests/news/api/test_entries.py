@@ -99,6 +99,11 @@ def test_lang_en_returns_the_english_summary_where_one_exists(http, make_feed, m
         {"per_page": "many"},
         {"page": "0"},
         {"sort": "oldest"},
+        # Empty is a value too (DRF alone would read it as absent).
+        {"page": ""},
+        {"per_page": ""},
+        {"lang": ""},
+        {"sort": ""},
     ],
 )
 def test_a_bad_parameter_is_a_400_in_the_error_envelope(http, params):
@@ -204,3 +209,23 @@ def test_unknown_paths_and_methods_answer_in_the_envelope(http):
     assert wrong_method.status_code == 405
     assert wrong_method.json()["error"]["type"] == "method_not_allowed"
     assert "GET" in wrong_method.headers["Allow"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/entries/%0A",
+        "/api/v1/%0A",
+        "/api/v1/entries/1%0A",
+        "/api/v1/n%C3%A5got",
+        "/api/v1/tags/%C3%A5%0D%0A",
+        "/api/v1/stories/1-%E2%80%AE",
+        "/api/v1/feeds/%00",
+    ],
+)
+def test_odd_paths_are_404_in_the_envelope(http, path):
+    response = http.get(path)
+
+    assert response.status_code == 404, response.text[:200]
+    assert response.headers["Content-Type"] == "application/json"
+    assert response.json()["error"]["type"] == "not_found"

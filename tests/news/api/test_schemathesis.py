@@ -5,7 +5,8 @@ per-process response cache in front of Django.
 Every generated request carries a fresh Bearer token (logout and account deletion end the one
 they were sent with), and the rate limits are lifted so that a 429 cannot hide an answer that
 breaks the schema (the limits themselves are tested elsewhere). Checks: schemathesis' defaults,
-among them no 5xx, status codes, content types, headers and bodies as documented.
+among them no 5xx, status codes, content types, headers and bodies as documented, and every
+answer validated strictly by openapi-core (tests/support/openapi_strict.py).
 """
 
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from news_site.accounts.models import Provider
 from news_site.accounts.services import account_for_identity, token_issue
 from tests.conftest import Gunicorn, news_served
 from tests.support.news_factories import EpisodeFactory, StoryFactory
+from tests.support.openapi_strict import openapi_core_strict
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -77,6 +79,9 @@ def test_every_operation_answers_a_signed_in_app_as_documented(server):
             # signed, so a generated one is a 400 (tests/news/api/test_cursors.py).
             if case.query:
                 case.query.pop("cursor", None)
-            case.call_and_validate(headers={"Authorization": f"Bearer {fresh_token()}"})
+            case.call_and_validate(
+                headers={"Authorization": f"Bearer {fresh_token()}"},
+                additional_checks=[openapi_core_strict],
+            )
 
         answers_as_documented()

@@ -86,7 +86,15 @@ def test_semantic_falls_back_to_keyword_when_it_finds_nothing(
 
 
 @pytest.mark.parametrize(
-    "params", [{}, {"q": ""}, {"q": "   "}, {"q": "x", "limit": 0}, {"q": "x", "limit": 51}]
+    "params",
+    [
+        {},
+        {"q": ""},
+        {"q": "   "},
+        {"q": "x", "limit": 0},
+        {"q": "x", "limit": 51},
+        {"q": "x", "limit": ""},
+    ],
 )
 def test_missing_or_empty_q_and_bad_limits_are_400(http, params, keyword_only):
     response = http.get("/api/v1/entries/search", params=params)
