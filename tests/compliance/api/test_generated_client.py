@@ -33,7 +33,7 @@ def test_the_generated_client_pages_changes_by_cursor_across_reindexes(
     schema_url = f"{live_server.url}/api/v1/compliance/schema"
 
     with generated_client(schema_url, "compliance_client", tmp_path) as package:
-        changes = importlib.import_module("compliance_client.api.changes.changes_retrieve")
+        changes = importlib.import_module("compliance_client.api.changes.changes_list")
         client = package.AuthenticatedClient(
             base_url=live_server.url, token=api_key, raise_on_unexpected_status=True
         )
