@@ -100,21 +100,9 @@ X_FRAME_OPTIONS = "DENY"
 # Only these proxies may tell us the client address (X-Forwarded-For / X-Real-IP).
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES")
 FETCH_ALLOW_PRIVATE_NETWORKS = env_bool("FETCH_ALLOW_PRIVATE_NETWORKS", False)
-# Content-Security-Policy: the API policy plus what the HTML pages for people
-# (news_site/pages) need: their one inline style block, the sources' images, the search box
-# (a GET form to this site) and fetches of this site. Scripts, frames and plugins stay
-# forbidden. The admin gets its own static files.
-CONTENT_SECURITY_POLICY = {
-    "DIRECTIVES": {
-        **API_CSP_DIRECTIVES,
-        "img-src": ["https:", "data:"],
-        "style-src": ["'unsafe-inline'"],
-        "form-action": ["'self'"],
-        # No page has a script to connect with; tools that read a page from inside it
-        # (Lighthouse fetches /robots.txt so) need this site, nothing else.
-        "connect-src": ["'self'"],
-    }
-}
+# Content-Security-Policy: JSON, Markdown and RSS load nothing; the HTML pages for people add
+# what they need on their own responses (news_site/pages/views.py, PAGE_CSP).
+CONTENT_SECURITY_POLICY = {"DIRECTIVES": API_CSP_DIRECTIVES}
 ADMIN_CONTENT_SECURITY_POLICY = {"DIRECTIVES": ADMIN_CSP_DIRECTIVES}
 # Every rate limit in these settings is written `calls/period` in django-ratelimit's notation
 # (`30/m`, `10/15m`, `5/h`); a value that does not parse stops the start (shared/env.py).

@@ -221,10 +221,15 @@ def _slow_clients_through_nginx(stack: Stack) -> None:
     attack = slow_clients_cannot_take_the_service_down(
         stack.url("news", ""), deadline=REQUEST_DEADLINE, seconds=REQUEST_DEADLINE, tls=trust
     )
-    # The bodies are the application's 408, passed on; headers that never end, nginx's close.
+    # Headers that never end get nginx's close. A body that stops gets the application's 408,
+    # passed on, or nginx's close when its own gap between two reads (client_body_timeout) runs
+    # out first; either way within the deadline, which the attack checked.
     for kind in KINDS:
         lines = {slow.status_line for slow in attack.slow if slow.kind == kind}
-        assert lines == ({b""} if kind == "headers" else {b"HTTP/1.1 408 Request Timeout"}), lines
+        if kind == "headers":
+            assert lines == {b""}, lines
+        else:
+            assert lines and lines <= {b"", b"HTTP/1.1 408 Request Timeout"}, lines
 
 
 def _edge_refusals_on_api_v1_are_json(stack: Stack) -> None:

@@ -71,7 +71,12 @@ def test_an_apps_flows_validate_strictly(settings, make_feed, make_entry, make_t
     assert listed.json()["data"][0]["is_following"] is True
     assert not walk.call("delete", follow, path, headers=bearer).json()["data"]["is_following"]
     search = "/api/v1/entries/search"
-    assert walk.call("get", search, search, q="iOS").json()["meta"]["mode"] == "keyword"
+    # Semantic when an earlier test of the process loaded the model, else keyword: both answers
+    # are validated.
+    assert walk.call("get", search, search, q="iOS").json()["meta"]["mode"] in {
+        "keyword",
+        "semantic",
+    }
     assert walk.call("get", search, search, q=" ").status_code == 400
     assert walk.call("get", search, search, q="iOS", limit="0").status_code == 400
     assert (

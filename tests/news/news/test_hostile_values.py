@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from news_site.news.models import Entry, Feed, SummaryState, Tag
 from tests.news.conftest import FakeModel
-from tests.news.test_hostile_feeds import _assert_surfaces_valid
+from tests.news.hostile import assert_surfaces_valid
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_backend]
 
@@ -212,7 +212,7 @@ def test_hostile_characters_in_any_item_or_answer_field_stop_nothing_and_reach_n
     _assert_the_good_item_published()
     _assert_stored_clean()
     _assert_surfaces_show_none()
-    _assert_surfaces_valid()
+    assert_surfaces_valid()
 
 
 @pytest.mark.parametrize(
@@ -259,7 +259,7 @@ def test_model_text_is_stored_as_plain_text_without_overrides_or_controls(
     assert entry.summary_original == "Apple <b>shows an iPhone."
     assert sorted(entry.tags.values_list("name", flat=True)) == ["Mac", "iPhone"]
     _assert_surfaces_show_none()
-    _assert_surfaces_valid()
+    assert_surfaces_valid()
     entry_answers = [
         mcp_server.call("get_entry", {"entry_id": entry.pk}),
         mcp_server.call("latest_news", {}),
