@@ -72,7 +72,11 @@ def _observed(request: HttpRequest, response: HttpResponse) -> int:
         name.strip().lower() for name in response.get("Vary", "").split(",") if name.strip()
     )
     headers = "\n".join(f"{name}:{request.headers.get(name, '')}" for name in varied)
-    url = f"{request.get_host()}{request.get_full_path()}\n{headers}"
+    # The query string read as the plain dict it is (not through request.META's recording of
+    # what the view read, shared/query_reads.py): this bookkeeping does not shape the body, so
+    # it must not make every parameter part of the response cache's key.
+    query = dict.get(request.META, "QUERY_STRING", "")
+    url = f"{request.get_host()}{request.path}?{query}\n{headers}"
     key = _KEY.format(hashlib.blake2b(url.encode(), digest_size=16).hexdigest())
     etag = response["ETag"]
     now = int(time.time())

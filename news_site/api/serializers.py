@@ -330,8 +330,8 @@ class EpisodeDetailSerializer(EpisodeSerializer):
     chapters = ChapterSerializer(many=True)
     sources = SourceSerializer(many=True)
     transcript_url = serializers.CharField()
-    # Only with include_transcript=true: the view sets `transcript_text` on the episode then;
-    # an attribute that is not there skips an optional field, so the key is absent otherwise.
+    # Only with include_transcript=true: the view sets `transcript_text` on the episode then
+    # (without it the view answers with EpisodeDetailWithoutTranscriptSerializer).
     transcript = serializers.CharField(
         source="transcript_text",
         allow_null=True,
@@ -339,6 +339,13 @@ class EpisodeDetailSerializer(EpisodeSerializer):
         help_text="With include_transcript=true only: the stored transcript text, null until it "
         "has been fetched.",
     )
+
+
+class EpisodeDetailWithoutTranscriptSerializer(EpisodeDetailSerializer):
+    """The answer without include_transcript: no `transcript` key at all (an optional field
+    that allows null would otherwise be written as null)."""
+
+    transcript = None  # type: ignore[assignment]
 
 
 class TokenSerializer(serializers.Serializer):

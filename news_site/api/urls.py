@@ -1,4 +1,4 @@
-from django.urls import path, re_path
+from django.urls import path
 
 from news_site.api import auth_views, views
 from news_site.api.errors import not_found_view
@@ -36,5 +36,5 @@ urlpatterns = [
     path("", index_view, name="api-index"),
     # Every other path answers the envelope's 404, line breaks included (`<path:>` is `.+`,
     # which stops at one, and the request would fall through to the site's HTML 404).
-    re_path(r"^(?P<path>(?s:.+))$", not_found_view),
+    path("<any_path:path>", not_found_view),
 ]

@@ -317,4 +317,5 @@ class EpisodeDetailView(ApiView):
             # Read by EpisodeDetailSerializer.transcript (source="transcript_text").
             transcript = podcast_selectors.episode_transcript(episode=episode)
             setattr(episode, "transcript_text", transcript)  # noqa: B010 (not a model field)
-        return item_response(shapes.EpisodeDetailSerializer(episode).data)
+            return item_response(shapes.EpisodeDetailSerializer(episode).data)
+        return item_response(shapes.EpisodeDetailWithoutTranscriptSerializer(episode).data)

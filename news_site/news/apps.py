@@ -2,6 +2,7 @@ from django.apps import AppConfig
 from django.urls import register_converter
 
 from news_site.news.converters import (
+    AnyPathConverter,
     EpisodeIdConverter,
     GuideSlugConverter,
     IdConverter,
@@ -22,3 +23,4 @@ class NewsConfig(AppConfig):
         register_converter(TagSlugConverter, "tag_slug")
         register_converter(GuideSlugConverter, "guide_slug")
         register_converter(EpisodeIdConverter, "episode_id")
+        register_converter(AnyPathConverter, "any_path")

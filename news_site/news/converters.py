@@ -53,3 +53,10 @@ class EpisodeIdConverter(TagSlugConverter):
     """A podcast episode's id (the feed's GUID): any text but NUL, at most 200 characters."""
 
     regex = "[^\\x00]{1,200}"
+
+
+class AnyPathConverter(TagSlugConverter):
+    """Any path, line breaks included (Django's `path` converter is `.+`, which stops at one):
+    the catch-all that answers a surface's own 404."""
+
+    regex = "(?s:.+)"

@@ -66,7 +66,7 @@ def test_an_ingest_with_nothing_new_does_not_load_the_model(server, rss):
             request.wfile.write(body)
 
     server.route("/feed.xml", feed)
-    call_command("add_feed", server.url("/feed.xml"))
+    call_command("add_feed", server.url("/feed.xml"), "--no-discover")
     # Each `ingest` starts a Python of its own (importtime sees only that process's imports)
     # on this test's database, with the local cache.
     env = {

@@ -23,7 +23,7 @@ def apple_source(server, private_fetching, rss, settings):
         "/ok.xml",
         body=rss([{"guid": "1", "link": "https://m.example/1", "title": "Apple släpper iOS 26"}]),
     )
-    call_command("add_feed", server.url("/ok.xml"), stdout=io.StringIO())
+    call_command("add_feed", server.url("/ok.xml"), "--no-discover", stdout=io.StringIO())
     return server
 
 

@@ -46,7 +46,7 @@ def test_an_entry_that_fails_assignment_is_skipped_recorded_and_not_retried(
 ):
     settings.NEWS_LLM_BASE_URL = ""
     server.respond("/feed.xml", body=rss(ITEMS))
-    call_command("add_feed", server.url("/feed.xml"))
+    call_command("add_feed", server.url("/feed.xml"), "--no-discover")
 
     line = _ingest()
 
