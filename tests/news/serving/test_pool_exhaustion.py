@@ -86,7 +86,9 @@ def test_an_exhausted_pool_answers_a_fast_503_and_recovers_at_once(served):
     assert legacy.headers["content-type"].startswith("text/plain")
     # Each waited for the pool's timeout, not for the lock.
     assert waited < 2 * POOL_TIMEOUT + 2
-    # The request that held the connection finished once the lock went, and the next one
-    # got the connection back.
-    assert blocked["first"].status_code == 200
+    # Whatever held the connection finished once the lock went, and the next request got the
+    # connection back. The holder is the first request, or a query of the worker's own (the
+    # semantic index's refresh reads the same table), in which case the first request was
+    # refused quickly like the others.
+    assert blocked["first"].status_code in (200, 503)
     assert after.status_code == 200
