@@ -41,6 +41,10 @@ pytest_plugins = [
 # A bound for a server that never comes up, not a budget: a working one is seen ready as soon as
 # it answers. On a loaded two-core machine one uvicorn worker took 38 s to answer at all.
 STARTUP_BOUND_SECONDS = 300
+# The same for a command a test runs (a management command, a script, a client): it tells a hang
+# from slowness. On a two-core machine at load average 23, a reindex that takes 3 s on a quiet one
+# ran past 120 s.
+COMMAND_BOUND_SECONDS = 900
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # A developer's `.env` (written by `make run`) must not reach the servers the tests start.
 os.environ.setdefault("ENV_FILE", "")

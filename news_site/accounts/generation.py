@@ -1,6 +1,6 @@
-"""The account generation: a counter on the account's row that a logout, a follow and an
-unfollow raise in the same transaction as their change (a deleted account takes its row with
-it), so every process drops its copies of that account's tokens and follows
+"""The account generation: a counter on the account's row that every change to its tokens and
+follows raises in the same transaction (news_site.accounts.signals; a deleted account takes
+its row with it), so every process drops its copies of that account's tokens and follows
 (news_site.accounts.tokens) on its next request.
 
 It lives in the database, not in the shared cache: a change made while Redis could not be

@@ -12,7 +12,6 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from news_site.accounts.generation import account_changed
 from news_site.accounts.models import (
     Account,
     ApiToken,
@@ -64,7 +63,6 @@ def token_issue(*, account: Account) -> tuple[str, ApiToken]:
 @transaction.atomic
 def token_revoke(*, token: ApiToken) -> None:
     ApiToken.objects.filter(pk=token.pk).delete()
-    account_changed(account_id=token.account_id)
 
 
 def _code_hash(email: str, code: str) -> str:
@@ -181,10 +179,8 @@ def account_delete(*, account: Account) -> None:
 @transaction.atomic
 def follow_create(*, account: Account, feed: Feed) -> None:
     Follow.objects.get_or_create(account=account, feed=feed)
-    account_changed(account_id=account.pk)
 
 
 @transaction.atomic
 def follow_delete(*, account: Account, feed: Feed) -> None:
     Follow.objects.filter(account=account, feed=feed).delete()
-    account_changed(account_id=account.pk)

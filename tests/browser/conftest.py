@@ -16,7 +16,7 @@ import httpx
 import pytest
 from dotenv import dotenv_values
 
-from tests.conftest import REPO_ROOT, free_port
+from tests.conftest import COMMAND_BOUND_SECONDS, REPO_ROOT, free_port
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -93,7 +93,7 @@ class QuickStart:
             env=env,
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=COMMAND_BOUND_SECONDS,
         )
 
 

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.browser.editor_flow import editor_session
-from tests.conftest import REPO_ROOT
+from tests.conftest import COMMAND_BOUND_SECONDS, REPO_ROOT
 from tests.run_prod import STARTUP_SECONDS, Stack, run_prod_stack, wait_ready
 
 PASSWORD = "browser-test-password-1"
@@ -48,7 +48,7 @@ def _news_command(
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=COMMAND_BOUND_SECONDS,
     )
 
 
@@ -84,7 +84,7 @@ def test_an_editor_adds_a_feed_on_the_deployed_stack(
         env={**_stack_environment(stack), "DJANGO_SUPERUSER_PASSWORD": PASSWORD},
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=COMMAND_BOUND_SECONDS,
     )
     assert made.returncode == 0, made.stdout + made.stderr
     assert stack.databases[0] in made.stdout, made.stdout

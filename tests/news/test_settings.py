@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from shared.env import Rate, env_float, env_rate
+from tests.conftest import COMMAND_BOUND_SECONDS
 
 
 @pytest.mark.parametrize("raw", ["abc", "1,5", "nan", "inf", "0x10"])
@@ -44,7 +45,7 @@ def test_a_bad_float_setting_stops_the_service_with_its_name(name):
         env={**os.environ, "DJANGO_SETTINGS_MODULE": "news_site.settings", name: "high"},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=COMMAND_BOUND_SECONDS,
     )
 
     assert result.returncode != 0
@@ -91,7 +92,7 @@ def test_a_bad_rate_setting_stops_the_service_with_its_name():
         },
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=COMMAND_BOUND_SECONDS,
     )
 
     assert result.returncode != 0

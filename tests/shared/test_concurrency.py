@@ -43,7 +43,7 @@ def client(app: ConcurrencyLimit) -> httpx.AsyncClient:
     )
 
 
-async def until(condition, timeout: float = 5) -> None:
+async def until(condition, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, "condition not reached"
@@ -76,7 +76,9 @@ async def test_requests_past_the_bound_are_refused_at_once_in_their_surface_shap
         assert health.status_code == 200
         # Refused without reaching the application, and without waiting for a slot.
         assert inner.started == 3
-        assert elapsed < 1
+        # A request that waited for a slot would wait until the held ones are released (never,
+        # here); the bound is slack for a loaded machine.
+        assert elapsed < 10
 
         inner.release.set()
         assert [(await task).status_code for task in held] == [200, 200]

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import COMMAND_BOUND_SECONDS, REPO_ROOT
 
 PROJECTS = pytest.mark.parametrize(
     "project, host", [("news_site", "news.example"), ("compliance_site", "compliance.example")]
@@ -22,7 +22,7 @@ def manage(project: str, *args: str, **env: str) -> subprocess.CompletedProcess:
         env={**clean, **env},
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=COMMAND_BOUND_SECONDS,
     )
 
 

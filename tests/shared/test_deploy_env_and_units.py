@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import COMMAND_BOUND_SECONDS, REPO_ROOT
 
 DEPLOY = REPO_ROOT / "deploy"
 # A setting read through shared.env (env_str("NAME", ...)), os.environ.get("NAME", ...), or the
@@ -54,7 +54,7 @@ def test_the_systemd_units_pass_systemd_analyze_verify(tmp_path: Path):
         [analyze, "verify", "--man=no", *(str(tmp_path / unit.name) for unit in units)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=COMMAND_BOUND_SECONDS,
     )
 
     assert {unit.suffix for unit in units} == {".service", ".timer"}

@@ -8,12 +8,11 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import REPO_ROOT, free_port
+from tests.conftest import COMMAND_BOUND_SECONDS, REPO_ROOT, free_port
 
 
 @pytest.fixture
@@ -31,7 +30,7 @@ def ports_free(*assignments: str) -> subprocess.CompletedProcess:
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=COMMAND_BOUND_SECONDS,
     )
 
 
@@ -56,11 +55,10 @@ def test_a_value_that_is_no_port_is_refused(value):
     assert "is not a port number" in done.stderr
 
 
-def test_make_run_refuses_a_taken_news_port_within_seconds_before_installing(taken_port, tmp_path):
+def test_make_run_refuses_a_taken_news_port_before_installing(taken_port, tmp_path):
     if not shutil.which("make"):
         pytest.skip("make is not installed")
     venv = tmp_path / "venv"
-    started = time.monotonic()
     done = subprocess.run(
         [
             "make",
@@ -72,13 +70,11 @@ def test_make_run_refuses_a_taken_news_port_within_seconds_before_installing(tak
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=COMMAND_BOUND_SECONDS,
     )
-    elapsed = time.monotonic() - started
     assert done.returncode != 0
     assert f"port {taken_port} is already in use" in done.stderr
     assert "NEWS_PORT=" in done.stderr
-    assert elapsed < 10
     # Refused before anything else: no virtualenv was made, nothing was installed.
     assert not venv.exists()
 
@@ -105,7 +101,7 @@ def log_lines(**env: str) -> str:
         env=environment,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=COMMAND_BOUND_SECONDS,
     )
     assert done.returncode == 0, done.stderr
     return done.stderr
@@ -141,7 +137,7 @@ def test_an_unknown_log_format_is_refused_with_its_name():
         env=environment,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=COMMAND_BOUND_SECONDS,
     )
     assert done.returncode != 0
     assert "LOG_FORMAT must be one of json, text, not 'xml'" in done.stderr

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import COMMAND_BOUND_SECONDS, REPO_ROOT
 
 
 class Readiness(BaseHTTPRequestHandler):
@@ -43,7 +43,7 @@ def test_waits_until_ready_asking_for_an_allowed_host(server):
         [sys.executable, "-m", "shared.wait_ready", server],
         cwd=REPO_ROOT,
         env={"ALLOWED_HOSTS": ".news.example,localhost"},
-        timeout=60,
+        timeout=COMMAND_BOUND_SECONDS,
     )
 
     assert done.returncode == 0

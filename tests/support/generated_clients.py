@@ -13,6 +13,8 @@ from types import ModuleType
 
 import httpx
 
+from tests.conftest import COMMAND_BOUND_SECONDS
+
 
 @contextmanager
 def generated_client(schema_url: str, package: str, workdir: Path) -> Iterator[ModuleType]:
@@ -38,7 +40,7 @@ def generated_client(schema_url: str, package: str, workdir: Path) -> Iterator[M
         text=True,
         # The generator formats its output with ruff, which it looks up on PATH.
         env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"},
-        timeout=300,
+        timeout=COMMAND_BOUND_SECONDS,
         check=False,
     )
     output = result.stdout + result.stderr

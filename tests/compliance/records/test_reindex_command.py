@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings as django_settings
 
 from tests.compliance.builders import ESA, state_payload
-from tests.conftest import REPO_ROOT, database_url_for_subprocess
+from tests.conftest import COMMAND_BOUND_SECONDS, REPO_ROOT, database_url_for_subprocess
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_backend]
 
@@ -26,7 +26,7 @@ def reindex_cli(repo_path, *args: str) -> subprocess.CompletedProcess:
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=COMMAND_BOUND_SECONDS,
     )
 
 

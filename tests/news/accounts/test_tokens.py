@@ -102,3 +102,47 @@ def test_create_token_refuses_a_non_address():
 
     with pytest.raises(CommandError):
         call_command("create_token", "nobody")
+
+
+def test_a_token_deleted_outside_the_api_is_refused_at_once(http, make_account):
+    """An operator revoking a stolen token from the shell: this process already holds a copy
+    of it, which must not outlive the row."""
+    account, auth = make_account()
+    assert http.get("/api/v1/entries/follows", headers=auth).status_code == 200
+
+    ApiToken.objects.filter(account=account).delete()
+
+    assert http.get("/api/v1/entries/follows", headers=auth).status_code == 401
+
+
+def test_a_token_expired_early_outside_the_api_is_refused_at_once(http, make_account):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    account, auth = make_account()
+    assert http.get("/api/v1/entries/follows", headers=auth).status_code == 200
+
+    token = ApiToken.objects.get(account=account)
+    token.expires_at = timezone.now() - timedelta(seconds=1)
+    token.save()
+
+    assert http.get("/api/v1/entries/follows", headers=auth).status_code == 401
+
+
+def test_a_follow_removed_outside_the_api_leaves_the_follows_at_once(
+    http, make_account, make_feed, make_entry
+):
+    account, auth = make_account()
+    kept, dropped = make_feed(), make_feed()
+    make_entry(kept, title="Kvar")
+    make_entry(dropped, title="Borta")
+    FollowFactory(account=account, feed=kept)
+    FollowFactory(account=account, feed=dropped)
+    before = http.get("/api/v1/entries/follows", headers=auth).json()["data"]
+    assert {entry["content"]["original"]["title"] for entry in before} == {"Kvar", "Borta"}
+
+    Follow.objects.filter(feed=dropped).delete()
+
+    after = http.get("/api/v1/entries/follows", headers=auth).json()["data"]
+    assert [entry["content"]["original"]["title"] for entry in after] == ["Kvar"]

@@ -14,7 +14,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from news_site.news.models import Feed
-from tests.conftest import REPO_ROOT, database_url_for_subprocess
+from tests.conftest import COMMAND_BOUND_SECONDS, REPO_ROOT, database_url_for_subprocess
 
 # The command's own process writes to the test database, so the rows must be committed.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -30,7 +30,7 @@ def _ingest(env: dict[str, str]) -> tuple[str, set[str]]:
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=COMMAND_BOUND_SECONDS,
         check=True,
     )
     imported = {

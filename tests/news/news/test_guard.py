@@ -99,4 +99,5 @@ def test_both_summaries_together_are_capped():
 def test_six_tags_are_checked_in_every_order_quickly():
     started = time.monotonic()
     _guard("En kort sammanfattning.", tags=["iPhone", "Mac", "iPad", "Apple", "iOS", "macOS"])
-    assert time.monotonic() - started < 2
+    # Every order of six tags one by one would take minutes; the slack is for a loaded machine.
+    assert time.monotonic() - started < 10

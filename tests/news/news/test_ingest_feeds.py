@@ -173,7 +173,7 @@ def test_a_slow_server_times_out_without_holding_the_run(server, private_fetchin
     def drip(request):
         request.send_response(200)
         request.end_headers()
-        for _ in range(50):
+        for _ in range(300):
             if server.stopping.is_set():
                 return
             request.wfile.write(b" ")
@@ -188,7 +188,8 @@ def test_a_slow_server_times_out_without_holding_the_run(server, private_fetchin
     feed_refresh(feed=feed)
 
     feed.refresh_from_db()
-    assert time.monotonic() - started < 5
+    # The drip lasts a minute; the slack is for a loaded machine, not part of the deadline.
+    assert time.monotonic() - started < 15
     assert feed.last_error.startswith("timeout")
 
 

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from news_site.search import embeddings, onnx_export
+from tests.conftest import COMMAND_BOUND_SECONDS
 
 REFERENCE = json.loads((Path(__file__).parent / "reference_vectors.json").read_text())
 TEXTS = REFERENCE["texts"][:4]
@@ -53,7 +54,7 @@ def test_embedding_imports_no_torch(semantic, tmp_path):
         [sys.executable, "-c", script],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=COMMAND_BOUND_SECONDS,
         env={
             **os.environ,
             "NEWS_EMBEDDING_CACHE_DIR": str(tmp_path / "models"),
