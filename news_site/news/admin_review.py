@@ -66,7 +66,7 @@ class SummaryReviewAdmin(admin.ModelAdmin):
     ordering = ("-summarised_at", "-listed_at", "-pk")
     actions = ("approve",)
     formfield_overrides = {
-        models.TextField: {"widget": forms.Textarea(attrs={"rows": 6, "cols": 48})},
+        models.TextField: {"widget": forms.Textarea(attrs={"rows": 6, "cols": 34})},
         models.URLField: {"assume_scheme": "https"},
     }
 
