@@ -290,14 +290,9 @@ class TagAdmin(NewsAdmin):
 
 @admin.register(Entry)
 class EntryAdmin(NewsAdmin):
-    list_display = (
-        "title",
-        "feed",
-        "listed_at",
-        "platform_relevant",
-        "summary_state",
-        "view_count",
-    )
+    # Short headings: a list's headings do not wrap, and the models' long names
+    # ("relevant för plattformen", "sammanfattningens läge") pushed the list past 1280 px.
+    list_display = ("title", "feed", "listed_at", "relevant", "state", "view_count")
     list_filter = ("platform_relevant", "summary_state", "feed", "listed_at", "tags")
     list_select_related = ("feed",)
     search_fields = ("title", "summary_original", "summary_translated", "url")
@@ -349,6 +344,14 @@ class EntryAdmin(NewsAdmin):
     help_texts = {
         "resummarise_requested": "Be modellen om en ny sammanfattning vid nästa körning.",
     }
+
+    @admin.display(description="relevant", boolean=True, ordering="platform_relevant")
+    def relevant(self, entry: Entry) -> bool:
+        return entry.platform_relevant
+
+    @admin.display(description="sammanfattning", ordering="summary_state")
+    def state(self, entry: Entry) -> str:
+        return entry.get_summary_state_display()
 
     def save_model(self, request: HttpRequest, obj: Entry, form, change: bool) -> None:
         # A hand-corrected summary is the editor's: later runs must not overwrite it.
