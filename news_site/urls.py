@@ -6,6 +6,7 @@ from django.urls import include, path
 from django.utils import timezone
 from django.views import defaults
 from django.views.generic import RedirectView
+from django_tasks_db.models import DBTaskResult
 
 from news_site.api.errors import error_body
 from news_site.ingest.selectors import ingest_worker_status
@@ -18,6 +19,12 @@ from shared.security import login_attempts_limited
 admin.site.site_header = f"{settings.NEWS_SITE_NAME}: redaktionen"
 admin.site.site_title = f"{settings.NEWS_SITE_NAME} redaktion"
 admin.site.index_title = "Redaktionens verktyg"
+# The sidebar repeats the index's list of models and takes a third of a 1280 px screen from the
+# lists' columns; the breadcrumbs and the index lead to every page.
+admin.site.enable_nav_sidebar = False
+# The task worker's queue is machinery, not editors' work: its admin (django_tasks_db's, in
+# English) is left out; a feed's own page shows how its last fetch went.
+admin.site.unregister(DBTaskResult)
 
 urlpatterns = [
     path("admin/login/", login_attempts_limited(admin.site.login)),

@@ -29,7 +29,8 @@ if [ "$backend" = postgres ]; then
   select=(-m "not embedded_only")
 else
   unset COMPLIANCE_DATABASE_URL NEWS_DATABASE_URL REDIS_URL
-  browser=(tests/browser/test_quickstart_browser.py tests/browser/test_reader_pages.py tests/docs)
+  browser=(tests/browser/test_quickstart_browser.py tests/browser/test_editors_desk_browser.py
+    tests/browser/test_reader_pages.py tests/docs)
   if [ "${ONLY_BACKEND:-0}" = 1 ]; then select=(); else select=(-m "every_backend or embedded_only"); fi
 fi
 

@@ -41,6 +41,15 @@ _SUMMARY_FIELDS = ("summary_original", "summary_translated")
 class NewsAdmin(admin.ModelAdmin):
     # Addresses typed without a scheme are https (Django 6's default, chosen explicitly now).
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+    # Swedish help for the fields whose model still says it in English (until the labels
+    # move to the translation catalogue).
+    help_texts: dict[str, str] = {}
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        kwargs.setdefault("help_texts", self.help_texts)
+        return super().get_form(request, obj, change=change, **kwargs)
 
     # An editor's change shows in the /api/v1 lists at once, not when their pages expire.
     def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
@@ -120,10 +129,9 @@ class OpmlUploadForm(forms.Form):
 
 @admin.register(Feed)
 class FeedAdmin(NewsAdmin):
+    # Kind and language are filters: the columns left fit a 1280 px screen.
     list_display = (
         "title",
-        "kind",
-        "language",
         "is_active",
         "last_outcome",
         "last_fetched_at",
@@ -171,6 +179,9 @@ class FeedAdmin(NewsAdmin):
         ),
     )
     actions = ("fetch_now",)
+    help_texts = {
+        "paused_at": "Sätts efter dagar av fel; töm fältet för att hämta källan igen.",
+    }
 
     def get_form(
         self, request: HttpRequest, obj: Feed | None = None, change: bool = False, **kwargs: Any
@@ -279,14 +290,9 @@ class TagAdmin(NewsAdmin):
 
 @admin.register(Entry)
 class EntryAdmin(NewsAdmin):
-    list_display = (
-        "title",
-        "feed",
-        "listed_at",
-        "platform_relevant",
-        "summary_state",
-        "view_count",
-    )
+    # Short headings: a list's headings do not wrap, and the models' long names
+    # ("relevant för plattformen", "sammanfattningens läge") pushed the list past 1280 px.
+    list_display = ("title", "feed", "listed_at", "relevant", "state", "view_count")
     list_filter = ("platform_relevant", "summary_state", "feed", "listed_at", "tags")
     list_select_related = ("feed",)
     search_fields = ("title", "summary_original", "summary_translated", "url")
@@ -335,6 +341,17 @@ class EntryAdmin(NewsAdmin):
         "view_count",
     )
     actions = ("resummarise",)
+    help_texts = {
+        "resummarise_requested": "Be modellen om en ny sammanfattning vid nästa körning.",
+    }
+
+    @admin.display(description="relevant", boolean=True, ordering="platform_relevant")
+    def relevant(self, entry: Entry) -> bool:
+        return entry.platform_relevant
+
+    @admin.display(description="sammanfattning", ordering="summary_state")
+    def state(self, entry: Entry) -> str:
+        return entry.get_summary_state_display()
 
     def save_model(self, request: HttpRequest, obj: Entry, form, change: bool) -> None:
         # A hand-corrected summary is the editor's: later runs must not overwrite it.
@@ -358,6 +375,7 @@ class ProductGuideAdmin(NewsAdmin):
     prepopulated_fields = {"slug": ("title",)}
     readonly_fields = ("preview",)
     fields = ("title", "slug", "page_type", "description", "is_published", "body", "preview")
+    help_texts = {"description": "En rad, visas i /llms.txt."}
 
     def save_model(self, request: HttpRequest, obj: ProductGuide, form, change: bool) -> None:
         obj.updated_at = timezone.now()

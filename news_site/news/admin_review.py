@@ -66,9 +66,15 @@ class SummaryReviewAdmin(admin.ModelAdmin):
     ordering = ("-summarised_at", "-listed_at", "-pk")
     actions = ("approve",)
     formfield_overrides = {
-        models.TextField: {"widget": forms.Textarea(attrs={"rows": 6, "cols": 48})},
+        models.TextField: {"widget": forms.Textarea(attrs={"rows": 6, "cols": 34})},
         models.URLField: {"assume_scheme": "https"},
     }
+
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> Any:
+        # Django's "Välj ... att ändra" around this model's name reads "Välj AI-sammanfattning
+        # att granska att ändra".
+        context = {"title": "Granska AI-sammanfattningar", **(extra_context or {})}
+        return super().changelist_view(request, extra_context=context)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,10 +98,10 @@ class QuickStart:
         )
 
 
-@pytest.fixture(scope="module")
-def quickstart(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QuickStart]:
-    """scripts/quickstart.sh, what `make run` runs after installing, in its own folder."""
-    folder = tmp_path_factory.mktemp("quickstart")
+@contextmanager
+def quickstart_running(folder: Path, **settings: str) -> Iterator[QuickStart]:
+    """scripts/quickstart.sh, what `make run` runs after installing, in its own folder;
+    `settings` are environment variables a test's quick start adds."""
     ports = {"news": free_port(), "compliance": free_port()}
     # Nothing of the test run's own configuration: the quick start makes its settings itself.
     env = {
@@ -117,6 +118,7 @@ def quickstart(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QuickStart]
         INGEST_EVERY_SECONDS="3",
         # The editor's feed is served from loopback by the test.
         FETCH_ALLOW_PRIVATE_NETWORKS="true",
+        **settings,
     )
     log = folder / "quickstart.log"
     with log.open("wb") as out:
@@ -152,6 +154,12 @@ def quickstart(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QuickStart]
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
+
+
+@pytest.fixture(scope="module")
+def quickstart(tmp_path_factory: pytest.TempPathFactory) -> Iterator[QuickStart]:
+    with quickstart_running(tmp_path_factory.mktemp("quickstart")) as started:
+        yield started
 
 
 def wait_for(check, *, seconds: float, what: str) -> object:

@@ -73,6 +73,7 @@ def test_the_queue_lists_unreviewed_model_summaries_newest_first_beside_the_arti
     ]
     assert f'href="{work["newer"].url}"' in html  # the article, to read beside the summary
     assert "MacRumors" in html
+    assert "<h1>Granska AI-sammanfattningar</h1>" in html
 
 
 def test_approving_takes_entries_out_of_the_queue(editor_client, work):
