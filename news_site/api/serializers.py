@@ -308,7 +308,7 @@ class EpisodeSerializer(serializers.Serializer):
     episode_id = serializers.RegexField(
         EPISODE_ID_PATTERN,
         help_text="The episode's id in paths (`/api/v1/podd_episodes/{episode_id}`, "
-        "`/podd/{episode_id}`): lower-case letters, digits and hyphens, fixed once assigned."
+        "`/podd/{episode_id}`): lower-case letters, digits and hyphens, fixed once assigned.",
     )
     guid = serializers.CharField(
         help_text="The GUID the podcast feed gives the episode (any text). A path naming it "

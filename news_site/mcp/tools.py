@@ -293,8 +293,10 @@ async def get_podd_episode(
     """One podcast episode by `episode_id`: show notes, chapters, sources and links. The
     episode's feed GUID (the id older answers gave) is accepted too."""
     episode = await _read(
-        lambda: podcast_selectors.episode_get(episode_id=episode_id)
-        or podcast_selectors.episode_get_by_guid(guid=episode_id)
+        lambda: (
+            podcast_selectors.episode_get(episode_id=episode_id)
+            or podcast_selectors.episode_get_by_guid(guid=episode_id)
+        )
     )
     if episode is None:
         raise ToolError(f"no episode with episode_id {episode_id!r}")

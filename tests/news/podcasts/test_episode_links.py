@@ -35,7 +35,7 @@ GUIDS = st.text(min_size=1, max_size=260) | st.text(
 def _podcast(guid: str, title: str) -> bytes:
     return (
         '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>Podden</title>'
-        f"<item><title>{escape(title)}</title><guid isPermaLink=\"false\">{escape(guid)}</guid>"
+        f'<item><title>{escape(title)}</title><guid isPermaLink="false">{escape(guid)}</guid>'
         '<enclosure url="https://podd.example/1.mp3" length="1" type="audio/mpeg"/></item>'
         "</channel></rss>"
     ).encode()
