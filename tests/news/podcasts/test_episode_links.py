@@ -140,3 +140,13 @@ def test_a_path_that_names_nothing_is_still_a_404(http):
     assert answer.status_code == 404
     assert answer.json()["error"]["type"] == "not_found"
     assert http.get("/podd/finns-inte").status_code == 404
+
+
+def test_an_editor_cannot_change_the_ids_of_a_stored_episode(editor_client):
+    episode = EpisodeFactory(guid="https://podd.example/?p=3")
+
+    page = editor_client.get(f"/admin/podcasts/podcastepisode/{episode.pk}/change/").content
+    text = page.decode()
+
+    assert episode.episode_id in text and 'name="title"' in text
+    assert 'name="episode_id"' not in text and 'name="guid"' not in text
