@@ -4,19 +4,21 @@ stays when the title changes, and an old link (the GUID in the path, as the page
 answers a permanent redirect to the new path. The API's answers are validated strictly against
 its OpenAPI document."""
 
+import importlib
 import re
 from urllib.parse import quote
 from xml.sax.saxutils import escape
 
 import httpx
 import pytest
+from django.apps import apps as django_apps
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from news_site.news.fetching import http_fetch
 from news_site.news.models import Feed, FeedKind
 from news_site.news.parsing import parse_feed
-from news_site.podcasts.identifiers import EPISODE_ID_PATTERN
+from news_site.podcasts.identifiers import EPISODE_ID_PATTERN, episode_id_for
 from news_site.podcasts.models import PodcastEpisode
 from news_site.podcasts.services import episodes_store
 from tests.support.news_factories import EpisodeFactory, FeedFactory
@@ -145,3 +147,17 @@ def test_an_editor_cannot_change_the_ids_of_a_stored_episode(editor_client):
 
     assert episode.episode_id in text and 'name="title"' in text
     assert 'name="episode_id"' not in text and 'name="guid"' not in text
+
+
+def test_the_migration_gives_stored_episodes_path_ids_and_keeps_their_guid():
+    # A row as it was before: the GUID was the id, no guid yet.
+    before = EpisodeFactory(episode_id="https://podd.example/?p=7#x", guid="", title="Avsnitt 7")
+    migration = importlib.import_module(
+        "news_site.podcasts.migrations.0005_episode_guid_and_path_id"
+    )
+
+    migration.assign_path_ids(django_apps, None)
+
+    after = PodcastEpisode.objects.get(pk=before.pk)
+    assert after.guid == "https://podd.example/?p=7#x"
+    assert after.episode_id == episode_id_for(guid=after.guid, title="Avsnitt 7")
