@@ -193,6 +193,7 @@ def episode_markdown(episode: PodcastEpisode) -> str:
     """One of the service's own podcast episodes: its show notes, chapters and links."""
     meta = {
         "episode_id": episode.episode_id,
+        "guid": episode.guid,
         "title": episode.title,
         "published_on": episode.published_on.isoformat() if episode.published_on else None,
         "duration_seconds": episode.duration_seconds,

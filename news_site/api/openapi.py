@@ -7,6 +7,7 @@ The error envelope, the Bearer scheme and the legacy endpoints are added by `sch
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
+    OpenApiResponse,
     PolymorphicProxySerializer,
     extend_schema,
     inline_serializer,
@@ -241,11 +242,28 @@ EPISODE_LIST_GET = extend_schema(
 )
 
 EPISODE_DETAIL_GET = extend_schema(
-    parameters=[OpenApiParameter("include_transcript", bool)],
-    responses=item_schema("EpisodeDetail", shapes.EpisodeDetailSerializer),
+    parameters=[
+        OpenApiParameter("include_transcript", bool),
+        OpenApiParameter(
+            "Location",
+            str,
+            OpenApiParameter.HEADER,
+            response=[301],
+            required=True,
+            description="The episode's path, with the request's query string.",
+        ),
+    ],
+    responses={
+        200: item_schema("EpisodeDetail", shapes.EpisodeDetailSerializer),
+        301: OpenApiResponse(
+            description="The path named the episode by its feed GUID (the id before path-safe "
+            "ids): the episode is at `Location`."
+        ),
+    },
     description=(
-        "`:id` is the episode_id. With include_transcript=true, `transcript` holds the "
-        "stored transcript text (null until it has been fetched)."
+        "`:id` is the episode_id. A path that names an episode by its feed `guid` (an old link) "
+        "answers 301 to the episode_id's path. With include_transcript=true, `transcript` holds "
+        "the stored transcript text (null until it has been fetched)."
     ),
 )
 

@@ -11,6 +11,7 @@ from news_site.accounts.services import EMAIL_MAX_LENGTH, email_normalize
 from news_site.api.cursors import MAX_CURSOR_LENGTH
 from news_site.news.cleaning import clean_url
 from news_site.news.models import Entry, Story
+from news_site.podcasts.identifiers import EPISODE_ID_PATTERN
 
 LANGUAGES = ["sv", "en"]
 
@@ -304,7 +305,15 @@ class StoryDetailSerializer(StorySerializer):
 
 
 class EpisodeSerializer(serializers.Serializer):
-    episode_id = serializers.CharField()
+    episode_id = serializers.RegexField(
+        EPISODE_ID_PATTERN,
+        help_text="The episode's id in paths (`/api/v1/podd_episodes/{episode_id}`, "
+        "`/podd/{episode_id}`): lower-case letters, digits and hyphens, fixed once assigned.",
+    )
+    guid = serializers.CharField(
+        help_text="The GUID the podcast feed gives the episode (any text). A path naming it "
+        "answers 301 to the episode_id's path."
+    )
     title = serializers.CharField()
     description = serializers.CharField()
     published_on = serializers.DateField(allow_null=True)

@@ -32,7 +32,11 @@ urlpatterns = [
         name="api-story",
     ),
     path("podd_episodes", views.EpisodeListView.as_view()),
-    path("podd_episodes/<episode_id:episode_id>", views.EpisodeDetailView.as_view()),
+    path(
+        "podd_episodes/<episode_id:episode_id>",
+        views.EpisodeDetailView.as_view(),
+        name="api-episode",
+    ),
     path("", index_view, name="api-index"),
     # Every other path answers the envelope's 404, line breaks included (`<path:>` is `.+`,
     # which stops at one, and the request would fall through to the site's HTML 404).

@@ -27,6 +27,7 @@ from news_site.news import selectors
 from news_site.news.counts import feed_entry_counts_kept
 from news_site.news.selectors import entry_get, entry_list, entry_popular
 from news_site.podcasts import selectors as podcast_selectors
+from news_site.podcasts.links import episode_moved
 from news_site.search.selectors import entries_search
 from news_site.stories import selectors as story_selectors
 from shared.env import Rate
@@ -308,11 +309,14 @@ class EpisodeListView(ApiView):
 
 class EpisodeDetailView(ApiView):
     @openapi.EPISODE_DETAIL_GET
-    def get(self, request: Request, episode_id: str) -> Response:
+    def get(self, request: Request, episode_id: str) -> HttpResponse:
         params = _params(shapes.EpisodeParams, request)
         episode = podcast_selectors.episode_get(episode_id=episode_id)
         if episode is None:
-            raise NotFound(f"no episode '{episode_id[:100]}'")
+            moved = episode_moved(request, old_id=episode_id, route="api-episode")
+            if moved is None:
+                raise NotFound(f"no episode '{episode_id[:100]}'")
+            return moved
         if params["include_transcript"]:
             # Read by EpisodeDetailSerializer.transcript (source="transcript_text").
             transcript = podcast_selectors.episode_transcript(episode=episode)

@@ -50,6 +50,7 @@ class StoryDetail(StoryItem):
 
 class EpisodeItem(TypedDict):
     episode_id: str
+    guid: str
     title: str
     published_on: str | None
     duration_seconds: int | None
@@ -125,6 +126,7 @@ def story_detail(
 def episode_item(episode: PodcastEpisode) -> EpisodeItem:
     return {
         "episode_id": episode.episode_id,
+        "guid": episode.guid,
         "title": episode.title,
         "published_on": episode.published_on.isoformat() if episode.published_on else None,
         "duration_seconds": episode.duration_seconds,

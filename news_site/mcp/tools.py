@@ -290,8 +290,14 @@ async def list_podd_episodes(limit: Limit = 10) -> Annotated[CallToolResult, sha
 async def get_podd_episode(
     episode_id: Annotated[str, Field(min_length=1, max_length=200), NoNul],
 ) -> Annotated[CallToolResult, shapes.EpisodeDetail]:
-    """One podcast episode by `episode_id`: show notes, chapters, sources and links."""
-    episode = await _read(lambda: podcast_selectors.episode_get(episode_id=episode_id))
+    """One podcast episode by `episode_id`: show notes, chapters, sources and links. The
+    episode's feed GUID (the id older answers gave) is accepted too."""
+    episode = await _read(
+        lambda: (
+            podcast_selectors.episode_get(episode_id=episode_id)
+            or podcast_selectors.episode_get_by_guid(guid=episode_id)
+        )
+    )
     if episode is None:
         raise ToolError(f"no episode with episode_id {episode_id!r}")
     return _answer(documents.episode_markdown(episode), shapes.episode_detail(episode))

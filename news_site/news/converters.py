@@ -50,7 +50,8 @@ class GuideSlugConverter(TagSlugConverter):
 
 
 class EpisodeIdConverter(TagSlugConverter):
-    """A podcast episode's id (the feed's GUID): any text but NUL, at most 200 characters."""
+    """An episode's id, or its feed GUID in an old link (answered with a redirect): any text
+    but NUL, at most 200 characters (the GUID column's length)."""
 
     regex = "[^\\x00]{1,200}"
 

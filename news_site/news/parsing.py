@@ -54,7 +54,7 @@ class ParsedItem:
 
 @dataclass(frozen=True)
 class ParsedEpisode:
-    episode_id: str
+    guid: str
     title: str
     description: str
     published_on: date | None
@@ -278,8 +278,8 @@ def _episode(
         ),
         "",
     )
-    episode_id = clean_text(raw.get("id") or raw.get("link") or audio).strip()
-    if not audio or not episode_id:
+    guid = clean_text(raw.get("id") or raw.get("link") or audio).strip()
+    if not audio or not guid:
         return None
     published = _datetime(raw, now=now)
     description_markup = clean_text(raw.get("summary", "")[:ITEM_MARKUP_CHARS])
@@ -287,8 +287,8 @@ def _episode(
     chapters = raw.get("podcast_chapters") or {}
     transcript = raw.get("podcast_transcript") or {}
     return ParsedEpisode(
-        episode_id=episode_id[:200],
-        title=_clean(raw.get("title", ""))[:300] or episode_id[:300],
+        guid=guid[:200],
+        title=_clean(raw.get("title", ""))[:300] or guid[:300],
         description=html_to_text(description_markup),
         published_on=published.date() if published else None,
         duration_seconds=_duration_seconds(raw.get("itunes_duration")),

@@ -19,6 +19,7 @@ from news_site.news.http import public
 from news_site.news.models import Entry, GuidePageType
 from news_site.pages import searching
 from news_site.pages.cards import cards, entry_card
+from news_site.podcasts.links import episode_moved
 from news_site.podcasts.selectors import episode_get, episode_list
 from news_site.stories.selectors import card_entries, story_entries, story_get
 from shared.markdown_html import markdown_html
@@ -136,7 +137,10 @@ def episodes(request: HttpRequest) -> HttpResponse:
 def episode(request: HttpRequest, episode_id: str) -> HttpResponse:
     found = episode_get(episode_id=episode_id)
     if found is None:
-        raise Http404("no such episode")
+        moved = episode_moved(request, old_id=episode_id, route="episode")
+        if moved is None:
+            raise Http404("no such episode")
+        return moved
     context = {
         "episode": found,
         "audio": clean_url(found.audio_url),

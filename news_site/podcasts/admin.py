@@ -15,8 +15,13 @@ def duration_text(seconds: int) -> str:
 class PodcastEpisodeAdmin(NewsAdmin):
     list_display = ("title", "published_on", "length", "transcript_attempts")
     list_filter = ("transcript_attempts",)
-    search_fields = ("title", "description", "episode_id")
+    search_fields = ("title", "description", "episode_id", "guid")
     date_hierarchy = "published_on"
+
+    def get_readonly_fields(self, request, obj=None):
+        # A stored episode's ids are in links and in apps' saved data: they never change.
+        fixed = ("episode_id", "guid") if obj is not None else ()
+        return (*super().get_readonly_fields(request, obj), *fixed)
 
     @admin.display(description="längd", ordering="duration_seconds")
     def length(self, episode: PodcastEpisode) -> str | None:

@@ -14,7 +14,10 @@ class PodcastEpisode(models.Model):
         related_name="episodes",
         verbose_name="flöde",
     )
+    # The id in paths and links (podcasts/identifiers.py), assigned when the episode is first
+    # stored and never changed; the feed's GUID, which a path cannot hold, is `guid`.
     episode_id = models.CharField(max_length=200, unique=True, verbose_name="avsnitts-id")
+    guid = models.CharField(max_length=200, unique=True, verbose_name="GUID i flödet")
     title = models.CharField(max_length=300, verbose_name="titel")
     description = models.TextField(blank=True, verbose_name="beskrivning")
     published_on = models.DateField(null=True, blank=True, verbose_name="publiceringsdag")

@@ -15,6 +15,11 @@ def episode_get(*, episode_id: str) -> PodcastEpisode | None:
     return PodcastEpisode.objects.filter(episode_id=episode_id).first()
 
 
+def episode_get_by_guid(*, guid: str) -> PodcastEpisode | None:
+    """The episode an old link names: before the path-safe ids, the GUID was the id."""
+    return PodcastEpisode.objects.filter(guid=guid).first()
+
+
 def episode_transcript(*, episode: PodcastEpisode) -> str | None:
     """The stored transcript, None until `fetch_transcripts` has fetched it."""
     return EpisodeTranscript.objects.filter(episode=episode).values_list("text", flat=True).first()

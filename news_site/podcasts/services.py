@@ -13,6 +13,7 @@ from news_site.news.cleaning import clean_int, clean_text, clean_url
 from news_site.news.fetching import Fetcher, http_fetch
 from news_site.news.models import Feed
 from news_site.news.parsing import MAX_DURATION_SECONDS, ParsedEpisode
+from news_site.podcasts.identifiers import episode_id_for
 from news_site.podcasts.models import EpisodeTranscript, PodcastEpisode
 from news_site.podcasts.selectors import episodes_without_transcript
 from shared.fetch import FetchError
@@ -94,7 +95,7 @@ def _decode(body: bytes, content_type: str) -> str:
 
 def episodes_store(feed: Feed, episodes: list[ParsedEpisode], *, fetcher: Fetcher) -> int:
     """The feeds step's episode store (news.feeds.EpisodesStore): upserts each episode by
-    its id and loads its chapters once; returns how many were new."""
+    its GUID and loads its chapters once; returns how many were new."""
     created = 0
     for episode in episodes:
         try:
@@ -102,7 +103,7 @@ def episodes_store(feed: Feed, episodes: list[ParsedEpisode], *, fetcher: Fetche
             with transaction.atomic():
                 created += _episode_store(feed, episode, fetcher=fetcher)
         except (DatabaseError, ValueError) as exc:
-            logger.warning("feed %s: episode %s not stored: %s", feed.pk, episode.episode_id, exc)
+            logger.warning("feed %s: episode %s not stored: %s", feed.pk, episode.guid, exc)
     return created
 
 
@@ -122,8 +123,10 @@ def _episode_store(feed: Feed, episode: ParsedEpisode, *, fetcher: Fetcher) -> b
         "transcript_url": episode.transcript_url,
         "sources": episode.sources,
     }
+    # The path id is given once, on creation: a later title leaves links as they were.
+    path_id = episode_id_for(guid=episode.guid, title=episode.title)
     stored, was_created = PodcastEpisode.objects.update_or_create(
-        episode_id=episode.episode_id, defaults=values
+        guid=episode.guid, defaults=values, create_defaults={**values, "episode_id": path_id}
     )
     if episode.chapters_url and (was_created or not stored.chapters):
         _episode_chapters_load(stored, episode, fetcher=fetcher)

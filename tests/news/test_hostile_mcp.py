@@ -124,7 +124,7 @@ def test_every_mcp_tool_answers_safely_after_hostile_feeds(
     )
     call_command("ingest")
     capsys.readouterr()
-    assert PodcastEpisode.objects.filter(episode_id="ep-hostile").exists()
+    assert PodcastEpisode.objects.filter(guid="ep-hostile").exists()
     assert Entry.objects.filter(url="https://h.example/m", story__isnull=False).exists()
 
     tools = mcp_server.session(lambda client: client.list_tools()).tools

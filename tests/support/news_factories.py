@@ -23,6 +23,7 @@ from news_site.news.models import (
     Tag,
 )
 from news_site.news.text import canonical_url, sha256
+from news_site.podcasts.identifiers import episode_id_for
 from news_site.podcasts.models import EpisodeTranscript, PodcastEpisode
 from news_site.search.models import EntryEmbedding
 
@@ -108,8 +109,12 @@ class EpisodeFactory(DjangoModelFactory):
     class Meta:
         model = PodcastEpisode
 
-    episode_id = factory.Sequence(lambda n: f"ep-{n}")
-    title = factory.LazyAttribute(lambda episode: f"Avsnitt {episode.episode_id}")
+    guid = factory.Sequence(lambda n: f"ep-{n}")
+    title = factory.LazyAttribute(lambda episode: f"Avsnitt {episode.guid}")
+    # As the ingest assigns it (podcasts/services.py).
+    episode_id = factory.LazyAttribute(
+        lambda episode: episode_id_for(guid=episode.guid, title=episode.title)
+    )
     published_on = None
 
 

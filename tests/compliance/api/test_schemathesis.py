@@ -34,7 +34,7 @@ from tests.compliance.builders import ESA
 from tests.support.inprocess import wsgi_application
 from tests.support.openapi_strict import openapi_core_strict
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
 
 # The stateful phase needs OpenAPI links between operations; the API declares none, so it would
 # only report that it has nothing to do. The resource-lifecycle checks (use_after_free,

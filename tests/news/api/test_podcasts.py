@@ -13,6 +13,7 @@ pytestmark = pytest.mark.django_db
 
 EPISODE_FIELDS = {
     "episode_id",
+    "guid",
     "title",
     "description",
     "published_on",
@@ -24,13 +25,13 @@ EPISODE_FIELDS = {
 }
 
 
-def _episode(episode_id: str, published_on: date, **values) -> PodcastEpisode:
+def _episode(guid: str, published_on: date, **values) -> PodcastEpisode:
     return EpisodeFactory(
-        episode_id=episode_id,
+        guid=guid,
         description="Om veckans nyheter.",
         published_on=published_on,
         duration_seconds=1800,
-        audio_url=f"https://podd.example/{episode_id}.mp3",
+        audio_url=f"https://podd.example/{guid}.mp3",
         **values,
     )
 
@@ -41,14 +42,14 @@ def test_episodes_newest_first_with_the_spec_fields(http):
 
     body = http.get("/api/v1/podd_episodes").json()
 
-    assert [e["episode_id"] for e in body["data"]] == ["ep-2", "ep-1"]
+    assert [e["guid"] for e in body["data"]] == ["ep-2", "ep-1"]
     assert set(body["data"][0]) == EPISODE_FIELDS
     assert body["data"][0]["published_on"] == "2026-02-01"
     assert body["data"][0]["duration_seconds"] == 1800
 
 
 def test_episode_detail_has_chapters_sources_and_transcript_url(http):
-    _episode(
+    episode = _episode(
         "ep-7",
         date(2026, 3, 1),
         chapters=[{"start_seconds": 0, "title": "Intro", "url": ""}],
@@ -56,7 +57,7 @@ def test_episode_detail_has_chapters_sources_and_transcript_url(http):
         transcript_url="https://podd.example/ep-7.vtt",
     )
 
-    data = http.get("/api/v1/podd_episodes/ep-7").json()["data"]
+    data = http.get(f"/api/v1/podd_episodes/{episode.episode_id}").json()["data"]
 
     assert set(data) == EPISODE_FIELDS | {"chapters", "sources", "transcript_url"}
     assert data["chapters"] == [{"start_seconds": 0, "title": "Intro", "url": ""}]
@@ -67,20 +68,21 @@ def test_episode_detail_has_chapters_sources_and_transcript_url(http):
 
 def test_include_transcript_attaches_the_stored_text_fetched_once(http, server, private_fetching):
     server.respond("/ep-8.vtt", body=b"WEBVTT\n\n00:00.000 --> 00:02.000\nHej!")
-    _episode("ep-8", date(2026, 3, 2), transcript_url=server.url("/ep-8.vtt"))
+    episode = _episode("ep-8", date(2026, 3, 2), transcript_url=server.url("/ep-8.vtt"))
+    path = f"/api/v1/podd_episodes/{episode.episode_id}"
 
-    before = http.get("/api/v1/podd_episodes/ep-8", params={"include_transcript": "true"})
+    before = http.get(path, params={"include_transcript": "true"})
     assert before.json()["data"]["transcript"] is None
     assert server.requests_to("/ep-8.vtt") == []
 
     assert episode_transcripts_fetch().transcripts_stored == 1
     assert episode_transcripts_fetch().transcripts_stored == 0
 
-    after = http.get("/api/v1/podd_episodes/ep-8", params={"include_transcript": "true"})
-    plain = http.get("/api/v1/podd_episodes/ep-8")
+    after = http.get(path, params={"include_transcript": "true"})
+    plain = http.get(path)
     assert after.json()["data"]["transcript"].endswith("Hej!")
     assert "transcript" not in plain.json()["data"]
     assert len(server.requests_to("/ep-8.vtt")) == 1
     assert EpisodeTranscript.objects.count() == 1
-    bad = http.get("/api/v1/podd_episodes/ep-8", params={"include_transcript": "maybe"})
+    bad = http.get(path, params={"include_transcript": "maybe"})
     assert bad.status_code == 400

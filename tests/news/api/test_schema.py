@@ -25,7 +25,7 @@ def api_schema(db, make_feed, make_entry, make_tag, settings):
     feed = make_feed()
     story = StoryFactory(title="Ny iPhone", slug="ny-iphone", entries_count=1)
     make_entry(feed, tags=[make_tag("iPhone")], story=story)
-    EpisodeFactory(episode_id="ep-1", title="Avsnitt 1")
+    EpisodeFactory(guid="ep-1", title="Avsnitt 1")
     return schemathesis.openapi.from_wsgi("/api/v1/schema?format=json", wsgi_application)
 
 

@@ -21,7 +21,7 @@ from tests.conftest import Gunicorn, news_served
 from tests.support.news_factories import EpisodeFactory, StoryFactory
 from tests.support.openapi_strict import openapi_core_strict
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_backend]
 
 UNLIMITED = "1000000/m"
 
@@ -31,7 +31,7 @@ def server(make_feed, make_entry, make_tag) -> Iterator[Gunicorn]:
     feed = make_feed()
     story = StoryFactory(title="Ny iPhone", slug="ny-iphone", entries_count=1)
     make_entry(feed, tags=[make_tag("iPhone")], story=story)
-    EpisodeFactory(episode_id="ep-1", title="Avsnitt 1")
+    EpisodeFactory(guid="ep-1", title="Avsnitt 1")
     with news_served(
         {
             "NEWS_EMBEDDING_MODEL": "off",

@@ -73,7 +73,7 @@ def test_hostile_podcast_feed_chapters_and_transcripts(server, private_fetching,
 
     assert "episodes" in line
     assert Entry.objects.filter(title=f"{GOOD_TITLE} 0").exists()
-    episodes = {e.episode_id: e for e in PodcastEpisode.objects.all()}
+    episodes = {e.guid: e for e in PodcastEpisode.objects.all()}
     assert set(episodes) == {"ep-1", "ep-2", "ep-3", "ep-4"}
     assert episodes["ep-1"].duration_seconds is None and episodes["ep-4"].duration_seconds == 3723
     assert [c["start_seconds"] for c in episodes["ep-1"].chapters] == [60]
@@ -85,8 +85,8 @@ def test_hostile_podcast_feed_chapters_and_transcripts(server, private_fetching,
     client = Client()
     for path in (
         "/api/v1/podd_episodes",
-        "/api/v1/podd_episodes/ep-1",
-        "/api/v1/podd_episodes/ep-2",
+        f"/api/v1/podd_episodes/{episodes['ep-1'].episode_id}",
+        f"/api/v1/podd_episodes/{episodes['ep-2'].episode_id}",
     ):
         response = client.get(path)
         assert response.status_code == 200, path

@@ -1,6 +1,7 @@
 """The service's own podcast feed: iTunes and Podcasting 2.0 tags become episodes."""
 
 import json
+import re
 
 import pytest
 
@@ -45,7 +46,9 @@ def test_episodes_are_stored_with_duration_cover_chapters_transcript_and_sources
 
     assert report.episodes_new == 1
     episode = PodcastEpisode.objects.get()
-    assert episode.episode_id == "podd-12"
+    assert episode.guid == "podd-12"
+    # The path id is the title's slug and a hash of the GUID (podcasts/identifiers.py).
+    assert re.fullmatch("avsnitt-12-iphone-17-[0-9a-f]{12}", episode.episode_id)
     assert episode.duration_seconds == 3723
     assert str(episode.published_on) == "2025-03-03"
     assert episode.audio_url == "https://podd.example/12.mp3"
