@@ -194,6 +194,18 @@ class Gunicorn:
                 time.sleep(0.2)
         raise RuntimeError("gunicorn did not start in time")
 
+    def wait_serving(self, path: str = "/readyz", timeout: float = STARTUP_BOUND_SECONDS) -> None:
+        """Until `path` answers 200 (wait_ready takes any answer: a server that is up)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(self.url + path, timeout=5).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError(f"{path} did not answer 200 in time")
+
     def stop(self) -> None:
         self.process.terminate()
         try:

@@ -20,7 +20,7 @@ import psycopg
 import pytest
 import redis
 
-from tests.conftest import REPO_ROOT, free_port
+from tests.conftest import REPO_ROOT, STARTUP_BOUND_SECONDS, free_port
 
 
 def unavailable(reason: str) -> None:
@@ -74,9 +74,9 @@ class PgCluster:
             [
                 str(self.bin / "pg_ctl"),
                 *(action, "-D", str(self.data), "-l", str(self.log)),
-                *("-w", "-t", "30", "-o", options, *extra),
+                *("-w", "-t", str(STARTUP_BOUND_SECONDS), "-o", options, *extra),
             ],
-            timeout=60,
+            timeout=STARTUP_BOUND_SECONDS + 60,
         )
 
     def start(self) -> None:

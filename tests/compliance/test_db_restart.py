@@ -84,6 +84,9 @@ def test_a_stopped_database_answers_503_in_the_envelope_and_recovers(served):
         ready = get(served, "/readyz", {})
     finally:
         served.cluster.start()
+    # Recovered: ready again without restarting gunicorn. The pool reconnects with backoff, and
+    # on a loaded machine its first attempts may meet a PostgreSQL still starting up.
+    served.server.wait_serving("/readyz")
     after = {path: get(served, path, headers) for path, headers in requests(served)}
 
     for path in (f"{API}/states/TX", f"{API}/changes"):

@@ -16,9 +16,10 @@ from starlette.types import Receive, Scope, Send
 
 from shared.concurrency import ConcurrencyLimit
 from shared.request_body import WholeBody
-from tests.conftest import free_port
+from tests.conftest import COMMAND_BOUND_SECONDS, free_port
 
-DEADLINE = 1.5
+# Long enough that, on a loaded machine, the probes below run while every slow client holds.
+DEADLINE = 5
 SLOTS = 4
 SLOW_CLIENTS = 40
 
@@ -55,11 +56,15 @@ def server() -> Iterator[str]:
     thread.join(timeout=10)
 
 
-def _slow_client(base: str, request: bytes, trickle: bytes, answers: list[bytes]) -> None:
-    """Sends the head, then one byte of `trickle` every 0.3 s; keeps what the server says."""
+def _slow_client(
+    base: str, request: bytes, trickle: bytes, answers: list[bytes], heads: threading.Semaphore
+) -> None:
+    """Sends the head (and says so on `heads`), then one byte of `trickle` every 0.3 s; keeps
+    what the server says."""
     host, port = base.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=DEADLINE + 10) as sock:
         sock.sendall(request)
+        heads.release()
         received = b""
         sock.settimeout(0.3)
         for byte in trickle:
@@ -95,25 +100,30 @@ def _slow_client(base: str, request: bytes, trickle: bytes, answers: list[bytes]
 )
 def test_slow_bodies_hold_no_slot_and_are_closed_by_the_deadline(server, request_head, trickle):
     answers: list[bytes] = []
+    heads = threading.Semaphore(0)
     slow = [
-        threading.Thread(target=_slow_client, args=(server, request_head, trickle, answers))
+        threading.Thread(target=_slow_client, args=(server, request_head, trickle, answers, heads))
         for _ in range(SLOW_CLIENTS)
     ]
     started = time.monotonic()
     for thread in slow:
         thread.start()
-    time.sleep(0.3)  # every slow client has sent its head
+    for _ in slow:
+        assert heads.acquire(timeout=COMMAND_BOUND_SECONDS), "a slow client never connected"
+    held_from = time.monotonic()
 
     # Ten times the slots are held by slow bodies: real requests are served all the same.
     probes = []
     with httpx.Client(base_url=server, timeout=10) as http:
-        while time.monotonic() - started < DEADLINE - 0.2:
+        while not probes or time.monotonic() - started < DEADLINE - 0.5:
             probes.append(http.get("/api/v1/entries").status_code)
             probes.append(http.post("/api/v1/auth/login", json={"provider": "email"}).status_code)
     for thread in slow:
         thread.join(timeout=DEADLINE + 20)
 
-    assert probes and set(probes) == {200}, probes
+    assert set(probes) == {200}, probes
+    # The probes ran while the slow clients held their connections (else they proved nothing).
+    assert held_from - started < DEADLINE, "the slow clients took the whole deadline to connect"
     assert len(answers) == SLOW_CLIENTS
     # Each slow connection got its 408 (and was closed) once the deadline passed, not later.
     assert all(answer.startswith(b"HTTP/1.1 408") for answer in answers), answers[:3]
