@@ -7,28 +7,31 @@ functions here: each does what Django's cache API does when the cache answers, a
 not (connection refused, timeout, any Redis error) logs one warning, counts nothing and returns
 what "not cached" means:
 
-    get(key)                  -> the value, or `default` when missing or unreachable
-    set(key, value, seconds)  -> True when stored, False when unreachable
-    delete(key)               -> True when the call reached the cache (whether or not the key
-                                 existed), False when unreachable
-    incr(key, delta, seconds) -> the new count (starting the key at `delta` with a timeout
-                                 when absent), or None when unreachable
-    generation(key)           -> the current value of a generation counter, or None when
-                                 unreachable (so: trust no copy made under any generation)
-    generation_bump(key)      -> a new value for it; False when unreachable
-    generation_changed(key)   -> generation_bump now and again when the transaction commits
-    mark_once(key, seconds)   -> True when this call set the mark (absent before), False when
-                                 it was there, None when unreachable
-    lock_held(name, seconds)  -> a context manager: True while this call holds the lock across
-                                 hosts, False when another holder has it or it is unreachable
-    get_or_make(key, make, seconds)
-                              -> the value, or make()'s, then kept; while one thread of the
-                                 process makes a missing value, the others wait for it
+    value_read(key)                 -> the value, or `default` when missing or unreachable
+    value_keep(key, value, seconds) -> True when stored, False when unreachable
+    value_forget(key)               -> True when the call reached the cache (whether or not the
+                                       key existed), False when unreachable
+    value_read_or_make(key, make, seconds)
+                                    -> the value, or make()'s, then kept; while one thread of
+                                       the process makes a missing value, the others wait for it
+    counter_add(key, delta, seconds)
+                                    -> the new count (starting the key at `delta` with a
+                                       timeout when absent), or None when unreachable
+    generation_read(key)            -> the current value of a generation counter, or None when
+                                       unreachable (so: trust no copy made under any generation)
+    generation_bump(key)            -> a new value for it; False when unreachable
+    generation_changed(key)         -> generation_bump now and again when the transaction commits
+    mark_once(key, seconds)         -> True when this call set the mark (absent before), False
+                                       when it was there, None when unreachable
+    lock_held(name, seconds)        -> a context manager: True while this call holds the lock
+                                       across hosts, False when another holder has it or it is
+                                       unreachable
 
 `alias` picks another entry of the CACHES setting. Rate limits count through django-ratelimit
 and fail open in shared/ratelimit.py.
 
-`ProcessRedisCache` is the Redis backend both projects configure (shared/settings_base.py).
+Both projects configure django-redis's backend with one client and pool per process
+(shared/settings_base.py, shared/cache_connection.py).
 """
 
 import logging
@@ -36,69 +39,22 @@ import secrets
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import cached_property
-from typing import Any, ClassVar
+from typing import Any
 
-import redis
-from django.conf import settings
 from django.core.cache import caches
-from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 from django.db import transaction
+from django_redis import get_redis_connection
+from django_redis.cache import RedisCache
 from redis.exceptions import LockError, RedisError
 
 logger = logging.getLogger(__name__)
 
-# What an unreachable cache raises: redis-py's errors (ConnectionError, TimeoutError, ...)
-# and the socket errors a client can let through.
+# What an unreachable cache raises: redis-py's errors (ConnectionError, TimeoutError, ...), which
+# django-redis passes on, and the socket errors a client can let through.
 UNREACHABLE = (RedisError, OSError)
 
 
-class _ClientPerPool(RedisCacheClient):
-    # Django builds a redis-py client for every command; building one (with its table of
-    # response callbacks) cost more CPU than the command it sent. Clients are thread-safe.
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._clients: dict[int, Any] = {}
-
-    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
-        # Django's RedisCacheClient members, which the stubs do not declare.
-        pool = self._get_connection_pool(write)  # type: ignore[attr-defined]
-        client = self._clients.get(id(pool))
-        if client is None:
-            client = self._clients[id(pool)] = self._client(connection_pool=pool)  # type: ignore[attr-defined]
-        return client
-
-
-class ProcessRedisCache(RedisCache):
-    """Django's Redis cache with one client, so one connection pool, per process.
-
-    Django keeps a cache object per thread and, under ASGI, per request context, and each of
-    them built its own client and pool: every request of a uvicorn worker opened a new Redis
-    connection (a TCP handshake, and redis-py reads its package metadata for each connection),
-    about a fifth of the CPU of a request answered from the cache. redis-py's pools are
-    thread-safe and re-create their connections after a fork, so one per process and
-    configuration serves every context."""
-
-    _clients: ClassVar[dict[str, RedisCacheClient]] = {}
-    _clients_lock = threading.Lock()
-
-    def __init__(self, server: str | list[str], params: dict[str, Any]) -> None:
-        super().__init__(server, params)
-        self._class = _ClientPerPool
-
-    @cached_property
-    def _cache(self) -> RedisCacheClient:
-        # RedisCache's members, which the stubs do not declare.
-        servers, options = self._servers, self._options  # type: ignore[attr-defined]
-        key = repr((servers, sorted(options.items())))
-        with self._clients_lock:
-            client = self._clients.get(key)
-            if client is None:
-                client = self._clients[key] = self._class(servers, **options)
-        return client
-
-
-def get(key: str, default: Any = None, *, alias: str = "default") -> Any:
+def value_read(key: str, default: Any = None, *, alias: str = "default") -> Any:
     try:
         return caches[alias].get(key, default)
     except UNREACHABLE as exc:
@@ -106,7 +62,7 @@ def get(key: str, default: Any = None, *, alias: str = "default") -> Any:
         return default
 
 
-def set(key: str, value: Any, seconds: int | None, *, alias: str = "default") -> bool:
+def value_keep(key: str, value: Any, seconds: int | None, *, alias: str = "default") -> bool:
     """`seconds=None` keeps the value until it is deleted or evicted."""
     try:
         caches[alias].set(key, value, seconds)
@@ -116,7 +72,7 @@ def set(key: str, value: Any, seconds: int | None, *, alias: str = "default") ->
     return True
 
 
-def delete(key: str, *, alias: str = "default") -> bool:
+def value_forget(key: str, *, alias: str = "default") -> bool:
     try:
         caches[alias].delete(key)
     except UNREACHABLE as exc:
@@ -125,7 +81,7 @@ def delete(key: str, *, alias: str = "default") -> bool:
     return True
 
 
-def incr(
+def counter_add(
     key: str, delta: int = 1, *, seconds: int | None = None, alias: str = "default"
 ) -> int | None:
     """Add `delta` to a counter; an absent counter starts at `delta` and expires after
@@ -151,7 +107,7 @@ _making: dict[str, threading.Lock] = {}
 _making_guard = threading.Lock()
 
 
-def get_or_make(
+def value_read_or_make(
     key: str, make: Callable[[], Any], seconds: int | None, *, alias: str = "default"
 ) -> Any:
     """Django's get_or_set, except that only one thread of this process makes a missing value
@@ -160,17 +116,17 @@ def get_or_make(
     the latency). A lock per key, so that a make may itself ask for another key (a page and
     the counts it shows). `make` returns a value that is not None; its errors reach the
     caller."""
-    value = get(key, alias=alias)
+    value = value_read(key, alias=alias)
     if value is not None:
         return value
     with _making_guard:
         lock = _making.setdefault(key, threading.Lock())
     with lock:
         try:
-            value = get(key, alias=alias)
+            value = value_read(key, alias=alias)
             if value is None:
                 value = make()
-                set(key, value, seconds, alias=alias)
+                value_keep(key, value, seconds, alias=alias)
         finally:
             with _making_guard:
                 if _making.get(key) is lock:
@@ -189,7 +145,7 @@ def _generation_start() -> int:
     return secrets.randbits(62)
 
 
-def generation(key: str, *, alias: str = "default") -> int | None:
+def generation_read(key: str, *, alias: str = "default") -> int | None:
     backend = caches[alias]
     try:
         value: int | None = backend.get(key)
@@ -250,7 +206,6 @@ def mark_once(key: str, seconds: int, *, alias: str = "default") -> bool | None:
 # releases the next holder's. Its key is the cache's own for the lock's name. The local-memory
 # cache (the embedded default, one process) has no such script: a process lock makes its take
 # and release atomic instead.
-_redis_clients: dict[str, redis.Redis] = {}
 _local_locks = threading.Lock()
 
 
@@ -263,7 +218,7 @@ def lock_held(name: str, *, seconds: int, alias: str = "default") -> Iterator[bo
     key = backend.make_key(name)
     token = secrets.token_hex(16)
     if isinstance(backend, RedisCache):
-        lock = _redis_client(alias).lock(key, timeout=seconds, blocking=False)
+        lock = get_redis_connection(alias).lock(key, timeout=seconds, blocking=False)
         try:
             held = lock.acquire(token=token)
         except UNREACHABLE as exc:
@@ -289,22 +244,3 @@ def lock_held(name: str, *, seconds: int, alias: str = "default") -> Iterator[bo
             with _local_locks:
                 if backend.get(name) == token:
                     backend.delete(name)
-
-
-def _redis_client(alias: str) -> redis.Redis:
-    """A redis-py client on the cache's (first, writable) server, one per process and
-    configuration, for what Django's cache API has no call for (locks)."""
-    config = settings.CACHES[alias]
-    location = config["LOCATION"]
-    server = (location.split(",") if isinstance(location, str) else location)[0]
-    options = {
-        name: value
-        for name, value in config.get("OPTIONS", {}).items()
-        if name not in ("serializer", "pool_class", "parser_class")
-    }
-    identity = repr((server, sorted(options.items())))
-    with _local_locks:
-        client = _redis_clients.get(identity)
-        if client is None:
-            client = _redis_clients[identity] = redis.Redis.from_url(server, **options)
-    return client

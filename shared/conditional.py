@@ -80,12 +80,12 @@ def _observed(request: HttpRequest, response: HttpResponse) -> int:
     key = _KEY.format(hashlib.blake2b(url.encode(), digest_size=16).hexdigest())
     etag = response["ETag"]
     now = int(time.time())
-    seen = cache.get(key)
+    seen = cache.value_read(key)
     if isinstance(seen, tuple) and seen[0] == etag:
         return int(seen[1])
     # A new body is dated after the one it replaces, even within the same second.
     since = max(now, int(seen[1]) + 1) if isinstance(seen, tuple) else now
-    cache.set(key, (etag, since), OBSERVED_SECONDS)
+    cache.value_keep(key, (etag, since), OBSERVED_SECONDS)
     return since
 
 

@@ -21,6 +21,7 @@ import pytest
 import redis
 
 from tests.conftest import REPO_ROOT, STARTUP_BOUND_SECONDS, free_port
+from tests.support.redis_cache import redis_cache
 
 
 def unavailable(reason: str) -> None:
@@ -294,10 +295,6 @@ def cache_on_stopped_redis(settings) -> str:
     # The process's own caches (news: `process`, `pages`) stay as they are.
     settings.CACHES = {
         **settings.CACHES,
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": server.url,
-            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
-        },
+        "default": redis_cache(server.url, timeout_seconds=2),
     }
     return server.url

@@ -15,13 +15,13 @@ _KEY = "compliance:review_flags:v1"
 
 def review_report_cached(make: Callable[[], Any]) -> Any:
     """The cached report body, or make()'s, then kept for REVIEW_REPORT_SECONDS."""
-    body = cache.get(_KEY)
+    body = cache.value_read(_KEY)
     if body is None:
         body = make()
-        cache.set(_KEY, body, REVIEW_REPORT_SECONDS)
+        cache.value_keep(_KEY, body, REVIEW_REPORT_SECONDS)
     return body
 
 
 def review_report_forget() -> None:
     """A flag changed: the next request computes the report again."""
-    cache.delete(_KEY)
+    cache.value_forget(_KEY)

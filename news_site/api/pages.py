@@ -121,7 +121,9 @@ def _kept(key: str | None, make: Callable[[], Any]) -> Any:
     if key is None:
         return make()
     # One thread of the process makes a page that is missing; the others wait for it.
-    return shared_cache.get_or_make(key, make, settings.NEWS_RESPONSE_CACHE_SECONDS, alias="pages")
+    return shared_cache.value_read_or_make(
+        key, make, settings.NEWS_RESPONSE_CACHE_SECONDS, alias="pages"
+    )
 
 
 def _page_key(request: Request, shared_as: str, params: dict[str, Any]) -> str | None:

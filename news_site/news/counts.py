@@ -15,6 +15,6 @@ _FEED_COUNTS_KEY = "news:feed-entry-counts:v1"
 def feed_entry_counts_kept() -> dict[int, int]:
     """Relevant entries per source id (selectors.feed_entry_counts), at most
     FEED_COUNTS_SECONDS old. Shared by every caller: no per-user data is in it."""
-    return shared_cache.get_or_make(
+    return shared_cache.value_read_or_make(
         _FEED_COUNTS_KEY, selectors.feed_entry_counts, FEED_COUNTS_SECONDS
     )

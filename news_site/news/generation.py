@@ -19,7 +19,7 @@ def content_generation() -> int | None:
     memo = caches["process"].get(CONTENT_GENERATION_KEY)
     if memo is not None:
         return memo
-    generation = shared_cache.generation(CONTENT_GENERATION_KEY)
+    generation = shared_cache.generation_read(CONTENT_GENERATION_KEY)
     if generation is not None:
         caches["process"].set(CONTENT_GENERATION_KEY, generation, CONTENT_GENERATION_SECONDS)
     return generation

@@ -10,6 +10,7 @@ from compliance_site.monitoring.models import ReviewFlag, SourceSnapshot
 from compliance_site.monitoring.services import flag_raise
 from tests.compliance.builders import HTML, DataRepo, run_command, state_payload
 from tests.conftest import free_port
+from tests.support.redis_cache import redis_cache
 from tests.support.shared_factories import UserFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
@@ -24,11 +25,7 @@ def repo(data_repo) -> DataRepo:
 @pytest.fixture
 def cache_down(settings):
     settings.CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": f"redis://127.0.0.1:{free_port()}/0",
-            "OPTIONS": {"socket_connect_timeout": 0.2, "socket_timeout": 0.2},
-        }
+        "default": redis_cache(f"redis://127.0.0.1:{free_port()}/0", timeout_seconds=0.2)
     }
 
 

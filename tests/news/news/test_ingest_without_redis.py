@@ -9,6 +9,7 @@ from django.core.management import call_command
 
 from news_site.news.models import Entry, Story
 from tests.conftest import free_port
+from tests.support.redis_cache import redis_cache
 
 pytestmark = pytest.mark.django_db
 
@@ -33,11 +34,8 @@ def test_ingest_without_redis_stores_everything_and_clusters_later(
     local_cache = settings.CACHES
     settings.CACHES = {
         **local_cache,
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": f"redis://127.0.0.1:{free_port()}/0",  # nothing listens there
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
-        },
+        # Nothing listens there.
+        "default": redis_cache(f"redis://127.0.0.1:{free_port()}/0", timeout_seconds=1),
     }
 
     line = ingest()

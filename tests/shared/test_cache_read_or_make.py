@@ -1,5 +1,5 @@
-"""shared.cache.get_or_make: a missing value is made once per process however many threads ask
-for it at once, and a make that fails leaves nothing kept."""
+"""shared.cache.value_read_or_make: a missing value is made once per process however many
+threads ask for it at once, and a make that fails leaves nothing kept."""
 
 import threading
 import time
@@ -18,7 +18,7 @@ THREADS = 8
 def _pages_cache():
     """A process-local cache named `pages`, as the news service keeps its pages in (this suite
     also runs under the compliance settings)."""
-    local = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "get-or-make"}
+    local = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "read-or-make"}
     with override_settings(CACHES={**settings.CACHES, "pages": local}):
         caches["pages"].clear()
         yield
@@ -31,7 +31,7 @@ def _ask_at_once(key: str, make) -> list:
 
     def ask(index: int) -> None:
         start.wait()
-        answers[index] = shared_cache.get_or_make(key, make, 60, alias="pages")
+        answers[index] = shared_cache.value_read_or_make(key, make, 60, alias="pages")
 
     threads = [threading.Thread(target=ask, args=(index,)) for index in range(THREADS)]
     for thread in threads:
@@ -70,14 +70,17 @@ def test_a_make_that_fails_reaches_its_caller_and_keeps_nothing():
         raise RuntimeError("the database went away")
 
     with pytest.raises(RuntimeError, match="went away"):
-        shared_cache.get_or_make("page:2", broken, 60, alias="pages")
+        shared_cache.value_read_or_make("page:2", broken, 60, alias="pages")
     assert caches["pages"].get("page:2") is None
     # The lock was released: the next caller makes the value.
-    assert shared_cache.get_or_make("page:2", lambda: b"made", 60, alias="pages") == b"made"
+    assert shared_cache.value_read_or_make("page:2", lambda: b"made", 60, alias="pages") == b"made"
 
 
 def test_different_keys_are_each_made():
-    made = [shared_cache.get_or_make(f"page:{n}", lambda n=n: n, 60, alias="pages") for n in (1, 2)]
+    made = [
+        shared_cache.value_read_or_make(f"page:{n}", lambda n=n: n, 60, alias="pages")
+        for n in (1, 2)
+    ]
     assert made == [1, 2]
 
 
@@ -87,14 +90,14 @@ def test_a_make_may_ask_for_other_values_from_many_threads():
     caches["pages"].clear()
 
     def page(n: int) -> bytes:
-        counts = shared_cache.get_or_make("counts", lambda: {"feed": n}, 60, alias="pages")
+        counts = shared_cache.value_read_or_make("counts", lambda: {"feed": n}, 60, alias="pages")
         return f"page {n} {sorted(counts)}".encode()
 
     answers: dict[int, bytes] = {}
 
     def ask_for_pages(first: int) -> None:
         for n in range(first, first + 100):
-            answers[n] = shared_cache.get_or_make(
+            answers[n] = shared_cache.value_read_or_make(
                 f"page:{n}", lambda n=n: page(n), 60, alias="pages"
             )
             if n % 10 == 0:
