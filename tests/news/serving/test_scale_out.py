@@ -188,15 +188,21 @@ def test_each_instance_shows_a_change_within_its_response_cache_lifetime(
 
     make_entry(feed, title="Andra nyheten")
     changed_at = time.monotonic()
-    lag = {}
-    while len(lag) < 2 and time.monotonic() - changed_at < RESPONSE_CACHE_SECONDS + 5:
+    # Counted from when each request left, not when its answer came: on a loaded machine the
+    # answer itself may take seconds, and what is bounded is the age of the copy it carries.
+    seen: set[str] = set()
+    stale_after_lifetime = []
+    while len(seen) < 2 and time.monotonic() - changed_at < RESPONSE_CACHE_SECONDS + 60:
         for name, client in (("a", pair.a), ("b", pair.b)):
+            sent_after = time.monotonic() - changed_at
             titles = [e["title"] for e in client.get("/entries.json").json()["entries"]]
-            if name not in lag and "Andra nyheten" in titles:
-                lag[name] = time.monotonic() - changed_at
+            if "Andra nyheten" in titles:
+                seen.add(name)
+            elif sent_after > RESPONSE_CACHE_SECONDS + 1:
+                stale_after_lifetime.append((name, round(sent_after, 2)))
         time.sleep(0.1)
 
-    assert set(lag) == {"a", "b"}
-    # The bound is the cache lifetime, plus one request's time.
-    assert max(lag.values()) <= RESPONSE_CACHE_SECONDS + 1
+    assert seen == {"a", "b"}
+    # The bound is the cache lifetime, plus the render that made the copy.
+    assert stale_after_lifetime == []
     assert Entry.objects.count() == 2
