@@ -15,6 +15,8 @@ from django.urls import URLPattern, path
 from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from news_site.news import discovery, opml
 from news_site.news.admin_review import SummaryReviewAdmin
@@ -57,19 +59,19 @@ class NewsAdmin(admin.ModelAdmin):
 
 
 _DISCOVERY_MESSAGES = {
-    DiscoveryProblem.INVALID_URL: "Adressen är inte en fullständig http(s)-adress.",
-    DiscoveryProblem.BLOCKED_ADDRESS: (
-        "Adressen leder till ett lokalt eller privat nät ({detail}). Tjänsten hämtar bara från "
-        "publika adresser; driftansvarig kan tillåta privata nät med inställningen "
-        "FETCH_ALLOW_PRIVATE_NETWORKS."
+    DiscoveryProblem.INVALID_URL: _("The address is not a complete http(s) address."),
+    DiscoveryProblem.BLOCKED_ADDRESS: _(
+        "The address leads to a local or private network (%(detail)s). The service fetches "
+        "from public addresses only; the operator can allow private networks with the "
+        "FETCH_ALLOW_PRIVATE_NETWORKS setting."
     ),
-    DiscoveryProblem.UNREACHABLE: (
-        "Adressen gick inte att nå ({detail}). Kontrollera den och försök igen."
+    DiscoveryProblem.UNREACHABLE: _(
+        "The address could not be reached (%(detail)s). Check it and try again."
     ),
-    DiscoveryProblem.HTTP_ERROR: "Webbplatsen svarade med ett fel ({detail}).",
-    DiscoveryProblem.NO_FEED: (
-        "Ingen RSS- eller Atom-källa hittades: adressen är varken ett flöde eller en sida som "
-        "länkar till ett. Klistra in flödets egen adress."
+    DiscoveryProblem.HTTP_ERROR: _("The website answered with an error (%(detail)s)."),
+    DiscoveryProblem.NO_FEED: _(
+        "No RSS or Atom feed was found: the address is neither a feed nor a page that links "
+        "to one. Paste the feed's own address."
     ),
 }
 
@@ -79,9 +81,9 @@ class FeedAddForm(forms.ModelForm):
     its title and its site are found from it (news.discovery)."""
 
     url = forms.CharField(
-        label="Adress",
+        label=_("Address"),
         max_length=2000,
-        help_text="Flödets adress eller webbplatsens, t.ex. https://www.macrumors.com/.",
+        help_text=_("The feed's address or the website's, e.g. https://www.macrumors.com/."),
     )
 
     class Meta:
@@ -99,7 +101,7 @@ class FeedAddForm(forms.ModelForm):
         try:
             found = discovery.feed_discover(url=address)
         except discovery.DiscoveryError as exc:
-            message = _DISCOVERY_MESSAGES[exc.problem].format(detail=exc.detail)
+            message = _DISCOVERY_MESSAGES[exc.problem] % {"detail": exc.detail}
             raise forms.ValidationError({"url": message}) from exc
         cleaned["url"] = found.url
         self.instance.title = found.title or found.url
@@ -115,7 +117,7 @@ def _fetch_soon(feeds: list[Feed]) -> None:
 
 
 class OpmlUploadForm(forms.Form):
-    file = forms.FileField(label="OPML-fil")
+    file = forms.FileField(label=_("OPML file"))
 
 
 @admin.register(Feed)
@@ -150,7 +152,7 @@ class FeedAdmin(NewsAdmin):
     fieldsets = (
         (None, {"fields": ("title", "url", "site_url", "language", "kind", "is_active")}),
         (
-            "Hälsa",
+            _("Health"),
             {
                 "fields": (
                     "last_outcome",
@@ -166,7 +168,7 @@ class FeedAdmin(NewsAdmin):
             },
         ),
         (
-            "Villkorlig hämtning",
+            _("Conditional fetching"),
             {"classes": ("collapse",), "fields": ("etag", "last_modified", "body_hash")},
         ),
     )
@@ -190,8 +192,11 @@ class FeedAdmin(NewsAdmin):
             _fetch_soon([obj])
             self.message_user(
                 request,
-                f"Källan ”{obj.title}” hittades ({obj.url}) och hämtas nu; "
-                "ladda om sidan om en stund för att se utfallet.",
+                gettext(
+                    "The source “%(title)s” was found (%(url)s) and is being fetched now; "
+                    "reload the page in a moment to see the outcome."
+                )
+                % {"title": obj.title, "url": obj.url},
                 messages.SUCCESS,
             )
 
@@ -224,11 +229,14 @@ class FeedAdmin(NewsAdmin):
             try:
                 report = opml.opml_import(data=form.cleaned_data["file"].read())
             except opml.OpmlError as exc:
-                form.add_error("file", f"Filen kunde inte läsas som OPML ({exc}).")
+                form.add_error(
+                    "file",
+                    gettext("The file could not be read as OPML (%(error)s).") % {"error": exc},
+                )
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": "Importera källor från OPML",
+            "title": gettext("Import sources from OPML"),
             "form": form,
             "report": report,
         }
@@ -241,11 +249,11 @@ class FeedAdmin(NewsAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": "Källornas hälsa",
+            "title": gettext("Source health"),
             "health": health,
             "sections": [
-                ("Pausade", health.paused, "paused"),
-                ("Fel, försöker igen", health.failing, "failing"),
+                (gettext("Paused"), health.paused, "paused"),
+                (gettext("Failing, retrying"), health.failing, "failing"),
             ],
         }
         return TemplateResponse(request, "admin/news/feed/health.html", context)
@@ -258,14 +266,21 @@ class FeedAdmin(NewsAdmin):
         response["Content-Disposition"] = 'attachment; filename="kallor.opml"'
         return response
 
-    @admin.action(description="Hämta nu (och återuppta pausade)")
+    @admin.action(description=_("Fetch now (and resume paused ones)"))
     def fetch_now(self, request: HttpRequest, queryset: QuerySet[Feed]) -> None:
         feeds = list(queryset)
         queryset.update(next_check_at=timezone.now(), paused_at=None)
         _fetch_soon(feeds)
         self.message_user(
             request,
-            f"{len(feeds)} källor hämtas nu av bakgrundsarbetaren (podden vid nästa körning).",
+            ngettext(
+                "%(count)d source is being fetched now by the background worker (the podcast "
+                "at the next run).",
+                "%(count)d sources are being fetched now by the background worker (the podcast "
+                "at the next run).",
+                len(feeds),
+            )
+            % {"count": len(feeds)},
             messages.SUCCESS,
         )
 
@@ -342,11 +357,18 @@ class EntryAdmin(NewsAdmin):
             obj.summary_state = SummaryState.EDITED
         super().save_model(request, obj, form, change)
 
-    @admin.action(description="Be modellen sammanfatta igen")
+    @admin.action(description=_("Ask the model to summarise again"))
     def resummarise(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
         count = entries_resummarise_request(entry_ids=queryset.values_list("pk", flat=True))
         self.message_user(
-            request, f"{count} artiklar sammanfattas vid nästa körning.", messages.SUCCESS
+            request,
+            ngettext(
+                "%(count)d article will be summarised at the next run.",
+                "%(count)d articles will be summarised at the next run.",
+                count,
+            )
+            % {"count": count},
+            messages.SUCCESS,
         )
 
 
@@ -363,7 +385,7 @@ class ProductGuideAdmin(NewsAdmin):
         obj.updated_at = timezone.now()
         super().save_model(request, obj, form, change)
 
-    @admin.display(description="Förhandsvisning (sparad version)")
+    @admin.display(description=_("Preview (saved version)"))
     def preview(self, obj: ProductGuide) -> SafeString:
         # The body is escaped first, so raw HTML in a guide shows as text, never runs.
         rendered = markdown.markdown(escape(obj.body or ""), extensions=["tables", "sane_lists"])

@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from news_site.news.admin import NewsAdmin
 from news_site.podcasts.models import PodcastEpisode
@@ -18,7 +19,7 @@ class PodcastEpisodeAdmin(NewsAdmin):
     search_fields = ("title", "description", "episode_id")
     date_hierarchy = "published_on"
 
-    @admin.display(description="längd", ordering="duration_seconds")
+    @admin.display(description=_("length"), ordering="duration_seconds")
     def length(self, episode: PodcastEpisode) -> str | None:
         # None: admin's empty-value mark, as for any field the feed left out.
         seconds = episode.duration_seconds
