@@ -14,7 +14,8 @@ class TaskResultsConfig(TasksAppConfig):
     """django_tasks_db under a name the editors read: its own ("Tasks Database Backend") is an
     untranslated literal, shown as a section of the Swedish admin."""
 
-    verbose_name = _("Background tasks")
+    # Upstream's attribute is inferred as str; Django reads a lazy text here as everywhere.
+    verbose_name = _("Background tasks")  # type: ignore[assignment]
 
 
 # Texts of the task results' admin pages that django_tasks and django_tasks_db mark for
