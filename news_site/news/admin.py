@@ -21,6 +21,7 @@ from django.utils.translation import gettext_lazy as _
 from news_site.news import discovery, opml
 from news_site.news.admin_review import SummaryReviewAdmin
 from news_site.news.discovery import DiscoveryProblem
+from news_site.news.fetch_problems import fetch_problem_shown
 from news_site.news.generation import content_changed
 from news_site.news.health import source_health
 from news_site.news.models import (
@@ -116,6 +117,10 @@ def _fetch_soon(feeds: list[Feed]) -> None:
             transaction.on_commit(functools.partial(feed_fetch_task.enqueue, feed.pk))
 
 
+def _problem_rows(feeds: list[Feed]) -> list[tuple[Feed, str]]:
+    return [(feed, fetch_problem_shown(feed.last_error)) for feed in feeds]
+
+
 class OpmlUploadForm(forms.Form):
     file = forms.FileField(label=_("OPML file"))
 
@@ -140,7 +145,7 @@ class FeedAdmin(NewsAdmin):
         "last_outcome",
         "last_http_status",
         "error_count",
-        "last_error",
+        "last_error_shown",
         "failing_since",
         "next_check_at",
         "check_interval_seconds",
@@ -159,7 +164,7 @@ class FeedAdmin(NewsAdmin):
                     "last_fetched_at",
                     "last_http_status",
                     "error_count",
-                    "last_error",
+                    "last_error_shown",
                     "failing_since",
                     "paused_at",
                     "next_check_at",
@@ -252,8 +257,8 @@ class FeedAdmin(NewsAdmin):
             "title": gettext("Source health"),
             "health": health,
             "sections": [
-                (gettext("Paused"), health.paused, "paused"),
-                (gettext("Failing, retrying"), health.failing, "failing"),
+                (gettext("Paused"), _problem_rows(health.paused), "paused"),
+                (gettext("Failing, retrying"), _problem_rows(health.failing), "failing"),
             ],
         }
         return TemplateResponse(request, "admin/news/feed/health.html", context)
@@ -265,6 +270,10 @@ class FeedAdmin(NewsAdmin):
         response = HttpResponse(document, content_type="text/x-opml; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="kallor.opml"'
         return response
+
+    @admin.display(description=_("last error"))
+    def last_error_shown(self, feed: Feed) -> str:
+        return fetch_problem_shown(feed.last_error)
 
     @admin.action(description=_("Fetch now (and resume paused ones)"))
     def fetch_now(self, request: HttpRequest, queryset: QuerySet[Feed]) -> None:
