@@ -5,6 +5,8 @@ logging and metrics, the /api/v1 interface, then the features (feeds, summaries,
 search, stories, MCP).
 """
 
+from pathlib import Path
+
 from shared.env import env_bool, env_float, env_int, env_list, env_rate, env_str
 from shared.logs import logging_config
 from shared.request_body import DEFAULT_DEADLINE_SECONDS
@@ -134,7 +136,8 @@ INSTALLED_APPS = [
     "django.contrib.syndication",
     "corsheaders",
     "django_tasks",
-    "django_tasks_db",
+    # The task results under a translated section name (news_site/ingest/apps.py).
+    "news_site.ingest.apps.TaskResultsConfig",
     "rest_framework",
     "django_filters",
     "drf_spectacular",
@@ -178,6 +181,9 @@ PAYLOAD_TOO_LARGE_RESPONSE = "news_site.api.errors.payload_too_large"
 # --- Language and time --------------------------------------------------------------------
 LANGUAGE_CODE = "sv"
 USE_I18N = True
+# The admin's own texts are English in the code and Swedish in this catalogue; its .mo is
+# compiled from the .po at install and deploy (`python -m news_site compile_catalogues`).
+LOCALE_PATHS = [Path(__file__).resolve().parent / "locale"]
 USE_TZ = True
 TIME_ZONE = "UTC"
 # shared/audience.py: the APIs answer in English; admin and the HTML pages for people

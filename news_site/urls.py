@@ -4,6 +4,8 @@ from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import include, path
 from django.utils import timezone
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 from django.views import defaults
 from django.views.generic import RedirectView
 from django_tasks_db.models import DBTaskResult
@@ -16,9 +18,9 @@ from shared.health import cache_check, database_check, liveness, readiness_view
 from shared.security import login_attempts_limited
 
 # Both services' admins may be open side by side: each is named after its service.
-admin.site.site_header = f"{settings.NEWS_SITE_NAME}: redaktionen"
-admin.site.site_title = f"{settings.NEWS_SITE_NAME} redaktion"
-admin.site.index_title = "Redaktionens verktyg"
+admin.site.site_header = format_lazy(_("{site}: the newsroom"), site=settings.NEWS_SITE_NAME)
+admin.site.site_title = format_lazy(_("{site} newsroom"), site=settings.NEWS_SITE_NAME)
+admin.site.index_title = _("The newsroom's tools")
 # The sidebar repeats the index's list of models and takes a third of a 1280 px screen from the
 # lists' columns; the breadcrumbs and the index lead to every page.
 admin.site.enable_nav_sidebar = False

@@ -27,6 +27,7 @@ from django.db.backends.postgresql.operations import DatabaseOperations as Postg
 from django.test import override_settings
 
 import shared.ratelimit
+from news_site.news.catalogues import catalogues_compile
 
 # Fixtures of every suite (tests/support/): the application in-process (`http`,
 # `served_queries`), a loopback HTTP server (`local_server`), a mail relay (`smtp_sink`) and the
@@ -48,6 +49,12 @@ COMMAND_BOUND_SECONDS = 900
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # A developer's `.env` (written by `make run`) must not reach the servers the tests start.
 os.environ.setdefault("ENV_FILE", "")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The news admin's Swedish catalogue is build output (.mo, not in git): compiled before any
+    # test reads a translation, so a run from a fresh clone sees the texts the services show.
+    catalogues_compile(locale_dirs=[REPO_ROOT / "news_site" / "locale"])
 
 
 def _worker_redis_url(url: str, worker: int) -> str:

@@ -15,10 +15,13 @@ from django.urls import URLPattern, path
 from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from news_site.news import discovery, opml
 from news_site.news.admin_review import SummaryReviewAdmin
 from news_site.news.discovery import DiscoveryProblem
+from news_site.news.fetch_problems import fetch_problem_shown
 from news_site.news.generation import content_changed
 from news_site.news.health import source_health
 from news_site.news.models import (
@@ -41,15 +44,6 @@ _SUMMARY_FIELDS = ("summary_original", "summary_translated")
 class NewsAdmin(admin.ModelAdmin):
     # Addresses typed without a scheme are https (Django 6's default, chosen explicitly now).
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
-    # Swedish help for the fields whose model still says it in English (until the labels
-    # move to the translation catalogue).
-    help_texts: dict[str, str] = {}
-
-    def get_form(
-        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
-    ) -> Any:
-        kwargs.setdefault("help_texts", self.help_texts)
-        return super().get_form(request, obj, change=change, **kwargs)
 
     # An editor's change shows in the /api/v1 lists at once, not when their pages expire.
     def save_related(self, request: HttpRequest, form, formsets, change: bool) -> None:
@@ -66,19 +60,19 @@ class NewsAdmin(admin.ModelAdmin):
 
 
 _DISCOVERY_MESSAGES = {
-    DiscoveryProblem.INVALID_URL: "Adressen är inte en fullständig http(s)-adress.",
-    DiscoveryProblem.BLOCKED_ADDRESS: (
-        "Adressen leder till ett lokalt eller privat nät ({detail}). Tjänsten hämtar bara från "
-        "publika adresser; driftansvarig kan tillåta privata nät med inställningen "
-        "FETCH_ALLOW_PRIVATE_NETWORKS."
+    DiscoveryProblem.INVALID_URL: _("The address is not a complete http(s) address."),
+    DiscoveryProblem.BLOCKED_ADDRESS: _(
+        "The address leads to a local or private network (%(detail)s). The service fetches "
+        "from public addresses only; the operator can allow private networks with the "
+        "FETCH_ALLOW_PRIVATE_NETWORKS setting."
     ),
-    DiscoveryProblem.UNREACHABLE: (
-        "Adressen gick inte att nå ({detail}). Kontrollera den och försök igen."
+    DiscoveryProblem.UNREACHABLE: _(
+        "The address could not be reached (%(detail)s). Check it and try again."
     ),
-    DiscoveryProblem.HTTP_ERROR: "Webbplatsen svarade med ett fel ({detail}).",
-    DiscoveryProblem.NO_FEED: (
-        "Ingen RSS- eller Atom-källa hittades: adressen är varken ett flöde eller en sida som "
-        "länkar till ett. Klistra in flödets egen adress."
+    DiscoveryProblem.HTTP_ERROR: _("The website answered with an error (%(detail)s)."),
+    DiscoveryProblem.NO_FEED: _(
+        "No RSS or Atom feed was found: the address is neither a feed nor a page that links "
+        "to one. Paste the feed's own address."
     ),
 }
 
@@ -88,9 +82,9 @@ class FeedAddForm(forms.ModelForm):
     its title and its site are found from it (news.discovery)."""
 
     url = forms.CharField(
-        label="Adress",
+        label=_("Address"),
         max_length=2000,
-        help_text="Flödets adress eller webbplatsens, t.ex. https://www.macrumors.com/.",
+        help_text=_("The feed's address or the website's, e.g. https://www.macrumors.com/."),
     )
 
     class Meta:
@@ -108,7 +102,7 @@ class FeedAddForm(forms.ModelForm):
         try:
             found = discovery.feed_discover(url=address)
         except discovery.DiscoveryError as exc:
-            message = _DISCOVERY_MESSAGES[exc.problem].format(detail=exc.detail)
+            message = _DISCOVERY_MESSAGES[exc.problem] % {"detail": exc.detail}
             raise forms.ValidationError({"url": message}) from exc
         cleaned["url"] = found.url
         self.instance.title = found.title or found.url
@@ -123,8 +117,12 @@ def _fetch_soon(feeds: list[Feed]) -> None:
             transaction.on_commit(functools.partial(feed_fetch_task.enqueue, feed.pk))
 
 
+def _problem_rows(feeds: list[Feed]) -> list[tuple[Feed, str]]:
+    return [(feed, fetch_problem_shown(feed.last_error)) for feed in feeds]
+
+
 class OpmlUploadForm(forms.Form):
-    file = forms.FileField(label="OPML-fil")
+    file = forms.FileField(label=_("OPML file"))
 
 
 @admin.register(Feed)
@@ -146,7 +144,7 @@ class FeedAdmin(NewsAdmin):
         "last_outcome",
         "last_http_status",
         "error_count",
-        "last_error",
+        "last_error_shown",
         "failing_since",
         "next_check_at",
         "check_interval_seconds",
@@ -158,14 +156,14 @@ class FeedAdmin(NewsAdmin):
     fieldsets = (
         (None, {"fields": ("title", "url", "site_url", "language", "kind", "is_active")}),
         (
-            "Hälsa",
+            _("Health"),
             {
                 "fields": (
                     "last_outcome",
                     "last_fetched_at",
                     "last_http_status",
                     "error_count",
-                    "last_error",
+                    "last_error_shown",
                     "failing_since",
                     "paused_at",
                     "next_check_at",
@@ -174,14 +172,11 @@ class FeedAdmin(NewsAdmin):
             },
         ),
         (
-            "Villkorlig hämtning",
+            _("Conditional fetching"),
             {"classes": ("collapse",), "fields": ("etag", "last_modified", "body_hash")},
         ),
     )
     actions = ("fetch_now",)
-    help_texts = {
-        "paused_at": "Sätts efter dagar av fel; töm fältet för att hämta källan igen.",
-    }
 
     def get_form(
         self, request: HttpRequest, obj: Feed | None = None, change: bool = False, **kwargs: Any
@@ -201,8 +196,11 @@ class FeedAdmin(NewsAdmin):
             _fetch_soon([obj])
             self.message_user(
                 request,
-                f"Källan ”{obj.title}” hittades ({obj.url}) och hämtas nu; "
-                "ladda om sidan om en stund för att se utfallet.",
+                gettext(
+                    "The source “%(title)s” was found (%(url)s) and is being fetched now; "
+                    "reload the page in a moment to see the outcome."
+                )
+                % {"title": obj.title, "url": obj.url},
                 messages.SUCCESS,
             )
 
@@ -235,11 +233,14 @@ class FeedAdmin(NewsAdmin):
             try:
                 report = opml.opml_import(data=form.cleaned_data["file"].read())
             except opml.OpmlError as exc:
-                form.add_error("file", f"Filen kunde inte läsas som OPML ({exc}).")
+                form.add_error(
+                    "file",
+                    gettext("The file could not be read as OPML (%(error)s).") % {"error": exc},
+                )
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": "Importera källor från OPML",
+            "title": gettext("Import sources from OPML"),
             "form": form,
             "report": report,
         }
@@ -252,11 +253,11 @@ class FeedAdmin(NewsAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
-            "title": "Källornas hälsa",
+            "title": gettext("Source health"),
             "health": health,
             "sections": [
-                ("Pausade", health.paused, "paused"),
-                ("Fel, försöker igen", health.failing, "failing"),
+                (gettext("Paused"), _problem_rows(health.paused), "paused"),
+                (gettext("Failing, retrying"), _problem_rows(health.failing), "failing"),
             ],
         }
         return TemplateResponse(request, "admin/news/feed/health.html", context)
@@ -269,14 +270,25 @@ class FeedAdmin(NewsAdmin):
         response["Content-Disposition"] = 'attachment; filename="kallor.opml"'
         return response
 
-    @admin.action(description="Hämta nu (och återuppta pausade)")
+    @admin.display(description=_("last error"))
+    def last_error_shown(self, feed: Feed) -> str:
+        return fetch_problem_shown(feed.last_error)
+
+    @admin.action(description=_("Fetch now (and resume paused ones)"))
     def fetch_now(self, request: HttpRequest, queryset: QuerySet[Feed]) -> None:
         feeds = list(queryset)
         queryset.update(next_check_at=timezone.now(), paused_at=None)
         _fetch_soon(feeds)
         self.message_user(
             request,
-            f"{len(feeds)} källor hämtas nu av bakgrundsarbetaren (podden vid nästa körning).",
+            ngettext(
+                "%(count)d source is being fetched now by the background worker (the podcast "
+                "at the next run).",
+                "%(count)d sources are being fetched now by the background worker (the podcast "
+                "at the next run).",
+                len(feeds),
+            )
+            % {"count": len(feeds)},
             messages.SUCCESS,
         )
 
@@ -341,15 +353,12 @@ class EntryAdmin(NewsAdmin):
         "view_count",
     )
     actions = ("resummarise",)
-    help_texts = {
-        "resummarise_requested": "Be modellen om en ny sammanfattning vid nästa körning.",
-    }
 
-    @admin.display(description="relevant", boolean=True, ordering="platform_relevant")
+    @admin.display(description=_("relevant"), boolean=True, ordering="platform_relevant")
     def relevant(self, entry: Entry) -> bool:
         return entry.platform_relevant
 
-    @admin.display(description="sammanfattning", ordering="summary_state")
+    @admin.display(description=_("summary"), ordering="summary_state")
     def state(self, entry: Entry) -> str:
         return entry.get_summary_state_display()
 
@@ -359,11 +368,18 @@ class EntryAdmin(NewsAdmin):
             obj.summary_state = SummaryState.EDITED
         super().save_model(request, obj, form, change)
 
-    @admin.action(description="Be modellen sammanfatta igen")
+    @admin.action(description=_("Ask the model to summarise again"))
     def resummarise(self, request: HttpRequest, queryset: QuerySet[Entry]) -> None:
         count = entries_resummarise_request(entry_ids=queryset.values_list("pk", flat=True))
         self.message_user(
-            request, f"{count} artiklar sammanfattas vid nästa körning.", messages.SUCCESS
+            request,
+            ngettext(
+                "%(count)d article will be summarised at the next run.",
+                "%(count)d articles will be summarised at the next run.",
+                count,
+            )
+            % {"count": count},
+            messages.SUCCESS,
         )
 
 
@@ -375,13 +391,12 @@ class ProductGuideAdmin(NewsAdmin):
     prepopulated_fields = {"slug": ("title",)}
     readonly_fields = ("preview",)
     fields = ("title", "slug", "page_type", "description", "is_published", "body", "preview")
-    help_texts = {"description": "En rad, visas i /llms.txt."}
 
     def save_model(self, request: HttpRequest, obj: ProductGuide, form, change: bool) -> None:
         obj.updated_at = timezone.now()
         super().save_model(request, obj, form, change)
 
-    @admin.display(description="Förhandsvisning (sparad version)")
+    @admin.display(description=_("Preview (saved version)"))
     def preview(self, obj: ProductGuide) -> SafeString:
         # The body is escaped first, so raw HTML in a guide shows as text, never runs.
         rendered = markdown.markdown(escape(obj.body or ""), extensions=["tables", "sane_lists"])

@@ -12,6 +12,8 @@ from django.http import HttpRequest
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from news_site.news.generation import content_changed
 from news_site.news.models import SummaryReview, SummaryState
@@ -22,14 +24,14 @@ OFFLINE = "offline"
 
 
 class ReviewStateFilter(admin.SimpleListFilter):
-    title = "granskning"
+    title = _("review")
     parameter_name = "visa"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         return [
-            (TO_REVIEW, "Att granska"),
-            (REVIEWED, "Granskade"),
-            (OFFLINE, "Offline-utdrag (modellen skrev inget)"),
+            (TO_REVIEW, gettext("To review")),
+            (REVIEWED, gettext("Reviewed")),
+            (OFFLINE, gettext("Offline excerpt (the model wrote nothing)")),
         ]
 
     def value(self) -> str:
@@ -82,22 +84,23 @@ class SummaryReviewAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    @admin.display(description="artikel")
+    @admin.display(description=_("article"))
     def article(self, entry: SummaryReview) -> SafeString:
         return format_html(
             '<a href="{}" target="_blank" rel="noopener">{}</a><br><small>{} · '
-            '<a href="../entry/{}/change/">redigera allt</a></small>',
+            '<a href="../entry/{}/change/">{}</a></small>',
             entry.url,
             entry.title,
             entry.feed.title,
             entry.pk,
+            gettext("edit everything"),
         )
 
-    @admin.display(description="varför offline")
+    @admin.display(description=_("why offline"))
     def why(self, entry: SummaryReview) -> str:
         if entry.summary_state != SummaryState.EXTRACTED:
             return ""
-        return entry.summary_error or "ingen modell har sammanfattat den ännu"
+        return entry.summary_error or gettext("no model has summarised it yet")
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         # A correction in the queue is the editor's summary, and reviewed with it.
@@ -107,7 +110,12 @@ class SummaryReviewAdmin(admin.ModelAdmin):
         super().save_model(request, obj, form, change)
         content_changed()
 
-    @admin.action(description="Godkänn markerade sammanfattningar")
+    @admin.action(description=_("Approve the selected summaries"))
     def approve(self, request: HttpRequest, queryset: QuerySet[SummaryReview]) -> None:
         count = queryset.update(summary_reviewed_at=timezone.now())
-        self.message_user(request, f"{count} sammanfattningar godkända.", messages.SUCCESS)
+        self.message_user(
+            request,
+            ngettext("%(count)d summary approved.", "%(count)d summaries approved.", count)
+            % {"count": count},
+            messages.SUCCESS,
+        )

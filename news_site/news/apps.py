@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.urls import register_converter
+from django.utils.translation import gettext_lazy as _
 
 from news_site.news.converters import (
     AnyPathConverter,
@@ -14,7 +15,7 @@ from news_site.news.converters import (
 class NewsConfig(AppConfig):
     name = "news_site.news"
     label = "news"
-    verbose_name = "Nyheter"
+    verbose_name = _("News")
 
     def ready(self) -> None:
         # Before any URLconf is read: every surface's paths use these.

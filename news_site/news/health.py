@@ -14,6 +14,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.mail import send_mail
 from django.db.models import F, Q, QuerySet
+from django.utils.translation import gettext, ngettext
 
 from news_site.news.models import Feed
 
@@ -42,18 +43,31 @@ def _unannounced_pauses() -> QuerySet[Feed]:
 
 
 def _notice(feeds: list[Feed], *, admin_url: str) -> str:
+    count = len(feeds)
     lines = [
-        f"{len(feeds)} källor har pausats efter {settings.NEWS_FEED_PAUSE_AFTER_DAYS} dagar "
-        "med fel och hämtas inte längre:",
+        ngettext(
+            "%(count)d source has been paused after %(days)d days of errors and is no longer "
+            "fetched:",
+            "%(count)d sources have been paused after %(days)d days of errors and are no longer "
+            "fetched:",
+            count,
+        )
+        % {"count": count, "days": settings.NEWS_FEED_PAUSE_AFTER_DAYS},
         "",
     ]
     for feed in feeds:
-        since = feed.failing_since.date().isoformat() if feed.failing_since else "okänt"
-        lines += [f"- {feed.title} ({feed.url})", f"  fel sedan {since}: {feed.last_error}"]
+        since = feed.failing_since.date().isoformat() if feed.failing_since else gettext("unknown")
+        failing = gettext("failing since %(since)s: %(error)s") % {
+            "since": since,
+            "error": feed.last_error,
+        }
+        lines += [f"- {feed.title} ({feed.url})", f"  {failing}"]
     lines += [
         "",
-        f"Se källornas hälsa: {admin_url}",
-        "Rätta adressen eller välj källan och åtgärden ”Hämta nu” för att återuppta den.",
+        gettext("See the sources' health: %(url)s") % {"url": admin_url},
+        gettext(
+            "Correct the address, or select the source and the action “Fetch now” to resume it."
+        ),
     ]
     return "\n".join(lines)
 
@@ -71,7 +85,12 @@ def paused_sources_notify(*, now: datetime, admin_url: str = "/admin/news/feed/h
     )
     if recipients:
         send_mail(
-            subject=f"{settings.NEWS_SITE_NAME}: {len(feeds)} källor pausade",
+            subject=ngettext(
+                "%(site)s: %(count)d source paused",
+                "%(site)s: %(count)d sources paused",
+                len(feeds),
+            )
+            % {"site": settings.NEWS_SITE_NAME, "count": len(feeds)},
             message=_notice(feeds, admin_url=admin_url),
             from_email=None,
             recipient_list=recipients,

@@ -7,109 +7,113 @@ is read while summarising and then dropped: no field holds it, so no surface can
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class FeedKind(models.TextChoices):
-    ARTICLES = "articles", "Nyhetskälla"
-    PODCAST = "podcast", "Podd (tjänstens egen)"
+    ARTICLES = "articles", _("News source")
+    PODCAST = "podcast", _("Podcast (the service's own)")
 
 
 class FetchOutcome(models.TextChoices):
-    NEVER = "never", "Aldrig hämtad"
-    OK = "ok", "OK"
-    NOT_MODIFIED = "not_modified", "Oförändrad (304)"
-    UNCHANGED = "unchanged", "Oförändrad (samma innehåll)"
-    FAILED = "failed", "Fel"
+    NEVER = "never", _("Never fetched")
+    OK = "ok", _("OK")
+    NOT_MODIFIED = "not_modified", _("Unchanged (304)")
+    UNCHANGED = "unchanged", _("Unchanged (same content)")
+    FAILED = "failed", _("Failed")
 
 
 class Feed(models.Model):
     """A source: a news site's RSS/Atom feed, or the service's own podcast feed."""
 
-    title = models.CharField(max_length=200, verbose_name="titel")
-    url = models.URLField(max_length=2000, unique=True, verbose_name="adress")
-    site_url = models.URLField(max_length=2000, blank=True, verbose_name="webbplats")
+    title = models.CharField(max_length=200, verbose_name=_("title"))
+    url = models.URLField(max_length=2000, unique=True, verbose_name=_("address"))
+    site_url = models.URLField(max_length=2000, blank=True, verbose_name=_("website"))
     language = models.CharField(
-        max_length=12, default="en", help_text="ISO 639-1, t.ex. sv, en.", verbose_name="språk"
+        max_length=12,
+        default="en",
+        help_text=_("ISO 639-1, e.g. sv, en."),
+        verbose_name=_("language"),
     )
     kind = models.CharField(
-        max_length=16, choices=FeedKind, default=FeedKind.ARTICLES, verbose_name="typ"
+        max_length=16, choices=FeedKind, default=FeedKind.ARTICLES, verbose_name=_("kind")
     )
     is_active = models.BooleanField(
-        default=True, help_text="Listas och hämtas.", verbose_name="aktiv"
+        default=True, help_text=_("Listed and fetched."), verbose_name=_("active")
     )
-    created_at = models.DateTimeField(default=timezone.now, verbose_name="skapad")
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created"))
 
     # Conditional GET state; the body hash catches servers that ignore conditional headers.
-    etag = models.CharField(max_length=500, blank=True, verbose_name="ETag")
-    last_modified = models.CharField(max_length=100, blank=True, verbose_name="Last-Modified")
-    body_hash = models.CharField(max_length=64, blank=True, verbose_name="innehållets hash")
+    etag = models.CharField(max_length=500, blank=True, verbose_name=_("ETag"))
+    last_modified = models.CharField(max_length=100, blank=True, verbose_name=_("Last-Modified"))
+    body_hash = models.CharField(max_length=64, blank=True, verbose_name=_("content hash"))
 
     # Health, shown to editors in the admin.
-    last_fetched_at = models.DateTimeField(null=True, blank=True, verbose_name="senast hämtad")
+    last_fetched_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last fetched"))
     last_outcome = models.CharField(
         max_length=16,
         choices=FetchOutcome,
         default=FetchOutcome.NEVER,
-        verbose_name="senaste utfall",
+        verbose_name=_("last outcome"),
     )
     last_http_status = models.PositiveSmallIntegerField(
-        null=True, blank=True, verbose_name="senaste HTTP-status"
+        null=True, blank=True, verbose_name=_("last HTTP status")
     )
-    error_count = models.PositiveIntegerField(default=0, verbose_name="antal fel i rad")
-    last_error = models.TextField(blank=True, verbose_name="senaste fel")
-    failing_since = models.DateTimeField(null=True, blank=True, verbose_name="fel sedan")
+    error_count = models.PositiveIntegerField(default=0, verbose_name=_("errors in a row"))
+    last_error = models.TextField(blank=True, verbose_name=_("last error"))
+    failing_since = models.DateTimeField(null=True, blank=True, verbose_name=_("failing since"))
     paused_at = models.DateTimeField(
         null=True,
         blank=True,
-        help_text="Set after days of failure; clear it to resume fetching.",
-        verbose_name="pausad",
+        help_text=_("Set after days of failure; clear it to resume fetching."),
+        verbose_name=_("paused"),
     )
     # When the editors were last told this source paused (news.health): once per pause.
     pause_notified_at = models.DateTimeField(
-        null=True, blank=True, editable=False, verbose_name="paus meddelad"
+        null=True, blank=True, editable=False, verbose_name=_("pause notified")
     )
-    next_check_at = models.DateTimeField(default=timezone.now, verbose_name="nästa hämtning")
+    next_check_at = models.DateTimeField(default=timezone.now, verbose_name=_("next fetch"))
     check_interval_seconds = models.PositiveIntegerField(
-        default=3600, verbose_name="hämtintervall (sekunder)"
+        default=3600, verbose_name=_("fetch interval (seconds)")
     )
 
     class Meta:
-        verbose_name = "flöde"
+        verbose_name = _("feed")
         ordering = ["title"]
         indexes = [models.Index(fields=["next_check_at"], name="feed_due")]
-        verbose_name_plural = "flöden"
+        verbose_name_plural = _("feeds")
 
     def __str__(self) -> str:
         return self.title
 
 
 class Tag(models.Model):
-    name = models.CharField(max_length=60, unique=True, verbose_name="namn")
-    slug = models.SlugField(max_length=60, unique=True, verbose_name="slug")
+    name = models.CharField(max_length=60, unique=True, verbose_name=_("name"))
+    slug = models.SlugField(max_length=60, unique=True, verbose_name=_("slug"))
 
     class Meta:
-        verbose_name = "tagg"
+        verbose_name = _("tag")
         ordering = ["name"]
-        verbose_name_plural = "taggar"
+        verbose_name_plural = _("tags")
 
     def __str__(self) -> str:
         return self.name
 
 
 class StoryStatus(models.TextChoices):
-    ACTIVE = "active", "Aktiv"
-    DORMANT = "dormant", "Vilande"
+    ACTIVE = "active", _("Active")
+    DORMANT = "dormant", _("Dormant")
 
 
 class Story(models.Model):
     """A running story: entries from several sources about the same event (clustered later)."""
 
-    title = models.CharField(max_length=300, verbose_name="titel")
-    slug = models.SlugField(max_length=300, blank=True, verbose_name="slug")
-    lead = models.TextField(blank=True, verbose_name="ingress")
-    body = models.TextField(blank=True, verbose_name="brödtext")
+    title = models.CharField(max_length=300, verbose_name=_("title"))
+    slug = models.SlugField(max_length=300, blank=True, verbose_name=_("slug"))
+    lead = models.TextField(blank=True, verbose_name=_("lead"))
+    body = models.TextField(blank=True, verbose_name=_("body"))
     status = models.CharField(
-        max_length=10, choices=StoryStatus, default=StoryStatus.ACTIVE, verbose_name="status"
+        max_length=10, choices=StoryStatus, default=StoryStatus.ACTIVE, verbose_name=_("status")
     )
     predecessor = models.ForeignKey(
         "self",
@@ -117,35 +121,36 @@ class Story(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="successors",
-        verbose_name="föregångare",
+        verbose_name=_("predecessor"),
     )
-    created_at = models.DateTimeField(default=timezone.now, verbose_name="skapad")
-    updated_at = models.DateTimeField(default=timezone.now, verbose_name="uppdaterad")
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created"))
+    updated_at = models.DateTimeField(default=timezone.now, verbose_name=_("updated"))
     # Kept by news_site.stories (clustering); denormalised so lists need no aggregation.
-    image_url = models.URLField(max_length=2000, blank=True, verbose_name="bildadress")
-    entries_count = models.PositiveIntegerField(default=0, verbose_name="antal artiklar")
-    source_count = models.PositiveIntegerField(default=0, verbose_name="antal källor")
+    image_url = models.URLField(max_length=2000, blank=True, verbose_name=_("image address"))
+    entries_count = models.PositiveIntegerField(default=0, verbose_name=_("article count"))
+    source_count = models.PositiveIntegerField(default=0, verbose_name=_("source count"))
     first_entry_published_at = models.DateTimeField(
-        null=True, blank=True, verbose_name="första artikeln publicerad"
+        null=True, blank=True, verbose_name=_("first article published")
     )
     last_entry_published_at = models.DateTimeField(
-        null=True, blank=True, verbose_name="senaste artikeln publicerad"
+        null=True, blank=True, verbose_name=_("last article published")
     )
     # Sum of the members' term vectors ({term: weight}) and the members' entities.
-    centroid = models.JSONField(default=dict, blank=True, verbose_name="tyngdpunkt (vektor)")
-    entities = models.JSONField(default=list, blank=True, verbose_name="namn och produkter")
+    centroid = models.JSONField(default=dict, blank=True, verbose_name=_("centroid (vector)"))
+    entities = models.JSONField(default=list, blank=True, verbose_name=_("names and products"))
     # Which members the title, lead and body were written from, and whether a model wrote them
     # (False: the offline text built from member summaries).
     text_fingerprint = models.CharField(
-        max_length=64, blank=True, verbose_name="textens fingeravtryck"
+        max_length=64, blank=True, verbose_name=_("text fingerprint")
     )
-    written_by_model = models.BooleanField(default=False, verbose_name="skriven av modellen")
+    written_by_model = models.BooleanField(default=False, verbose_name=_("written by the model"))
 
     class Meta:
-        # Not "händelse": Django's Swedish admin calls its recent-actions box "Senaste händelser".
-        verbose_name = "nyhetstråd"
+        # Swedish "nyhetstråd", not "händelse": Django's Swedish admin calls its recent-actions
+        # box "Senaste händelser" (news_site/locale).
+        verbose_name = _("story")
         ordering = ["-updated_at"]
-        verbose_name_plural = "nyhetstrådar"
+        verbose_name_plural = _("stories")
         indexes = [
             models.Index(fields=["-updated_at", "-id"], name="story_latest"),
             models.Index(fields=["last_entry_published_at"], name="story_last_entry"),
@@ -156,94 +161,98 @@ class Story(models.Model):
 
 
 class SummaryState(models.TextChoices):
-    EXTRACTED = "extracted", "Utdrag (ej översatt ännu)"
-    TRANSLATED = "translated", "AI-sammanfattad"
-    EDITED = "edited", "Redigerad av redaktör"
+    EXTRACTED = "extracted", _("Excerpt (not translated yet)")
+    TRANSLATED = "translated", _("Summarised by AI")
+    EDITED = "edited", _("Edited by an editor")
 
 
 class Entry(models.Model):
     feed = models.ForeignKey(
-        Feed, on_delete=models.CASCADE, related_name="entries", verbose_name="flöde"
+        Feed, on_delete=models.CASCADE, related_name="entries", verbose_name=_("feed")
     )
     # The feed's GUID (or our fallback when the feed's GUIDs are unusable), hashed with the
     # feed id: GUIDs are only unique within one feed.
-    guid = models.TextField(verbose_name="GUID")
-    guid_hash = models.CharField(max_length=64, unique=True, verbose_name="GUID-hash")
-    url = models.URLField(max_length=2000, verbose_name="adress")
+    guid = models.TextField(verbose_name=_("GUID"))
+    guid_hash = models.CharField(max_length=64, unique=True, verbose_name=_("GUID hash"))
+    url = models.URLField(max_length=2000, verbose_name=_("address"))
     # Tracking parameters stripped; the same article from two feeds is stored once.
-    canonical_url = models.URLField(max_length=2000, verbose_name="kanonisk adress")
+    canonical_url = models.URLField(max_length=2000, verbose_name=_("canonical address"))
     canonical_url_hash = models.CharField(
-        max_length=64, unique=True, verbose_name="hash av kanonisk adress"
+        max_length=64, unique=True, verbose_name=_("canonical address hash")
     )
-    title = models.CharField(max_length=500, verbose_name="titel")
-    author = models.CharField(max_length=200, blank=True, verbose_name="författare")
-    image_url = models.URLField(max_length=2000, blank=True, verbose_name="bildadress")
-    language = models.CharField(max_length=12, default="en", verbose_name="språk")
-    published_at = models.DateTimeField(null=True, blank=True, verbose_name="publicerad")
-    created_at = models.DateTimeField(default=timezone.now, verbose_name="skapad")
+    title = models.CharField(max_length=500, verbose_name=_("title"))
+    author = models.CharField(max_length=200, blank=True, verbose_name=_("author"))
+    image_url = models.URLField(max_length=2000, blank=True, verbose_name=_("image address"))
+    language = models.CharField(max_length=12, default="en", verbose_name=_("language"))
+    published_at = models.DateTimeField(null=True, blank=True, verbose_name=_("published"))
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created"))
     # What lists sort by: the publication time, never later than when we first saw the entry
     # (feeds post-date and future-date items), or that first sighting when there is none.
-    listed_at = models.DateTimeField(default=timezone.now, verbose_name="listad")
+    listed_at = models.DateTimeField(default=timezone.now, verbose_name=_("listed"))
 
     # Hash of the title and text the feed gave; a new value means the article really changed.
-    content_fingerprint = models.CharField(max_length=64, verbose_name="innehållets fingeravtryck")
+    content_fingerprint = models.CharField(max_length=64, verbose_name=_("content fingerprint"))
     summary_original = models.TextField(
-        blank=True, help_text="På källans språk.", verbose_name="sammanfattning (källans språk)"
+        blank=True,
+        help_text=_("In the source's language."),
+        verbose_name=_("summary (source language)"),
     )
     summary_translated = models.TextField(
-        blank=True, help_text="På svenska.", verbose_name="sammanfattning (svenska)"
+        blank=True, help_text=_("In Swedish."), verbose_name=_("summary (Swedish)")
     )
     summary_state = models.CharField(
         max_length=12,
         choices=SummaryState,
         default=SummaryState.EXTRACTED,
-        verbose_name="sammanfattningens läge",
+        verbose_name=_("summary state"),
     )
     # The content fingerprint the current model summary was written from.
     summary_fingerprint = models.CharField(
-        max_length=64, blank=True, verbose_name="sammanfattningens fingeravtryck"
+        max_length=64, blank=True, verbose_name=_("summary fingerprint")
     )
     resummarise_requested = models.BooleanField(
         default=False,
-        help_text="Ask the model for a new summary on the next run.",
-        verbose_name="sammanfatta igen",
+        help_text=_("Ask the model for a new summary on the next run."),
+        verbose_name=_("summarise again"),
     )
     summary_attempts = models.PositiveSmallIntegerField(
-        default=0, verbose_name="försök att sammanfatta"
+        default=0, verbose_name=_("summary attempts")
     )
-    summary_error = models.TextField(blank=True, verbose_name="fel vid sammanfattning")
-    summarised_at = models.DateTimeField(null=True, blank=True, verbose_name="sammanfattad")
+    summary_error = models.TextField(blank=True, verbose_name=_("summary error"))
+    summarised_at = models.DateTimeField(null=True, blank=True, verbose_name=_("summarised"))
     # An editor approved the model's summary as of this time; a newer summary needs review again.
-    summary_reviewed_at = models.DateTimeField(null=True, blank=True, verbose_name="granskad")
+    summary_reviewed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("reviewed"))
     # Held by the run that is summarising this entry, so overlapping runs do not both pay.
     summary_lease_until = models.DateTimeField(
-        null=True, blank=True, verbose_name="sammanfattas av en process till"
+        null=True, blank=True, verbose_name=_("leased for summarising until")
     )
 
-    platform_relevant = models.BooleanField(default=False, verbose_name="relevant för plattformen")
-    tags = models.ManyToManyField(Tag, blank=True, related_name="entries", verbose_name="taggar")
+    platform_relevant = models.BooleanField(
+        default=False, verbose_name=_("relevant to the platform")
+    )
+    tags = models.ManyToManyField(Tag, blank=True, related_name="entries", verbose_name=_("tags"))
     story = models.ForeignKey(
         Story,
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
         related_name="entries",
-        verbose_name="nyhetstråd",
+        verbose_name=_("story"),
     )
     # Why clustering could not assign this entry; while set, clustering skips it (an editor
     # clears it to try again).
-    story_error = models.TextField(blank=True, verbose_name="fel vid indelning i nyhetstråd")
+    story_error = models.TextField(blank=True, verbose_name=_("story assignment error"))
     # An editor placed this entry (in a story, or in none): clustering never moves it again
     # (news_site.stories.curation).
-    story_pinned = models.BooleanField(default=False, verbose_name="placerad av redaktör")
+    story_pinned = models.BooleanField(default=False, verbose_name=_("placed by an editor"))
     # Distinct sources covering this entry's story (1 when no other source has it).
-    source_count = models.PositiveIntegerField(default=1, verbose_name="antal källor")
+    source_count = models.PositiveIntegerField(default=1, verbose_name=_("source count"))
     # Sum of EntryView counts, kept alongside so popularity sorts on an index.
-    view_count = models.PositiveIntegerField(default=0, verbose_name="visningar")
+    view_count = models.PositiveIntegerField(default=0, verbose_name=_("views"))
 
     class Meta:
-        verbose_name = "artikel"
-        verbose_name_plural = "artiklar"
+        verbose_name = _("article")
+        verbose_name_plural = _("articles")
         indexes = [
             models.Index(
                 fields=["-listed_at", "-id"],
@@ -281,59 +290,59 @@ class SummaryReview(Entry):
 
     class Meta:
         proxy = True
-        verbose_name = "AI-sammanfattning att granska"
-        verbose_name_plural = "granska AI-sammanfattningar"
+        verbose_name = _("AI summary to review")
+        verbose_name_plural = _("review AI summaries")
 
 
 class EntryView(models.Model):
     """Article views per entry and day: the data behind popularity and `click_count`."""
 
     entry = models.ForeignKey(
-        Entry, on_delete=models.CASCADE, related_name="views", verbose_name="artikel"
+        Entry, on_delete=models.CASCADE, related_name="views", verbose_name=_("article")
     )
-    day = models.DateField(verbose_name="dag")
-    count = models.PositiveIntegerField(default=0, verbose_name="antal")
+    day = models.DateField(verbose_name=_("day"))
+    count = models.PositiveIntegerField(default=0, verbose_name=_("count"))
 
     class Meta:
-        verbose_name = "artikelvisning"
+        verbose_name = _("article view")
         constraints = [
             models.UniqueConstraint(fields=["entry", "day"], name="entry_view_per_day"),
         ]
-        verbose_name_plural = "artikelvisningar"
+        verbose_name_plural = _("article views")
 
     def __str__(self) -> str:
         return f"{self.entry_id} on {self.day}: {self.count}"
 
 
 class GuidePageType(models.TextChoices):
-    PRODUCT_HUB = "product_hub", "Produktguide"
-    FAMILY_HUB = "family_hub", "Familjesida"
-    GENERATION_HUB = "generation_hub", "Generationssida"
-    RUMOR = "rumor", "Rykten"
+    PRODUCT_HUB = "product_hub", _("Product guide")
+    FAMILY_HUB = "family_hub", _("Family page")
+    GENERATION_HUB = "generation_hub", _("Generation page")
+    RUMOR = "rumor", _("Rumours")
 
 
 class ProductGuide(models.Model):
-    slug = models.SlugField(max_length=100, unique=True, verbose_name="slug")
-    title = models.CharField(max_length=200, verbose_name="titel")
-    page_type = models.CharField(max_length=20, choices=GuidePageType, verbose_name="sidtyp")
+    slug = models.SlugField(max_length=100, unique=True, verbose_name=_("slug"))
+    title = models.CharField(max_length=200, verbose_name=_("title"))
+    page_type = models.CharField(max_length=20, choices=GuidePageType, verbose_name=_("page type"))
     description = models.CharField(
         max_length=300,
         blank=True,
-        help_text="One line, shown in /llms.txt.",
-        verbose_name="beskrivning",
+        help_text=_("One line, shown in /llms.txt."),
+        verbose_name=_("description"),
     )
-    body = models.TextField(help_text="Markdown.", verbose_name="brödtext")
-    is_published = models.BooleanField(default=True, verbose_name="publicerad")
-    updated_at = models.DateTimeField(default=timezone.now, verbose_name="uppdaterad")
+    body = models.TextField(help_text=_("Markdown."), verbose_name=_("body"))
+    is_published = models.BooleanField(default=True, verbose_name=_("published"))
+    updated_at = models.DateTimeField(default=timezone.now, verbose_name=_("updated"))
 
     class Meta:
-        verbose_name = "produktguide"
+        verbose_name = _("product guide")
         ordering = ["page_type", "title"]
         constraints = [
             # /index.md is the entry list, so no guide may take that slug.
             models.CheckConstraint(condition=~Q(slug="index"), name="guide_slug_not_index"),
         ]
-        verbose_name_plural = "produktguider"
+        verbose_name_plural = _("product guides")
 
     def __str__(self) -> str:
         return self.title

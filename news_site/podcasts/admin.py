@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from news_site.news.admin import NewsAdmin
 from news_site.podcasts.models import PodcastEpisode
@@ -23,7 +24,7 @@ class PodcastEpisodeAdmin(NewsAdmin):
         fixed = ("episode_id", "guid") if obj is not None else ()
         return (*super().get_readonly_fields(request, obj), *fixed)
 
-    @admin.display(description="längd", ordering="duration_seconds")
+    @admin.display(description=_("length"), ordering="duration_seconds")
     def length(self, episode: PodcastEpisode) -> str | None:
         # None: admin's empty-value mark, as for any field the feed left out.
         seconds = episode.duration_seconds

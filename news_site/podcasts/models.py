@@ -3,6 +3,7 @@ transcripts (fetched by the ingest's transcript step)."""
 
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 class PodcastEpisode(models.Model):
@@ -12,44 +13,44 @@ class PodcastEpisode(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="episodes",
-        verbose_name="flöde",
+        verbose_name=_("feed"),
     )
     # The id in paths and links (podcasts/identifiers.py), assigned when the episode is first
     # stored and never changed; the feed's GUID, which a path cannot hold, is `guid`.
-    episode_id = models.CharField(max_length=200, unique=True, verbose_name="avsnitts-id")
-    guid = models.CharField(max_length=200, unique=True, verbose_name="GUID i flödet")
-    title = models.CharField(max_length=300, verbose_name="titel")
-    description = models.TextField(blank=True, verbose_name="beskrivning")
-    published_on = models.DateField(null=True, blank=True, verbose_name="publiceringsdag")
+    episode_id = models.CharField(max_length=200, unique=True, verbose_name=_("episode id"))
+    guid = models.CharField(max_length=200, unique=True, verbose_name=_("GUID in the feed"))
+    title = models.CharField(max_length=300, verbose_name=_("title"))
+    description = models.TextField(blank=True, verbose_name=_("description"))
+    published_on = models.DateField(null=True, blank=True, verbose_name=_("publication day"))
     duration_seconds = models.PositiveIntegerField(
-        null=True, blank=True, verbose_name="längd (sekunder)"
+        null=True, blank=True, verbose_name=_("length (seconds)")
     )
-    page_url = models.URLField(max_length=2000, blank=True, verbose_name="avsnittets sida")
-    audio_url = models.URLField(max_length=2000, blank=True, verbose_name="ljudfil")
-    cover_url = models.URLField(max_length=2000, blank=True, verbose_name="omslagsbild")
+    page_url = models.URLField(max_length=2000, blank=True, verbose_name=_("episode page"))
+    audio_url = models.URLField(max_length=2000, blank=True, verbose_name=_("audio file"))
+    cover_url = models.URLField(max_length=2000, blank=True, verbose_name=_("cover image"))
     cover_thumb_url = models.URLField(
-        max_length=2000, blank=True, verbose_name="omslagsbild (liten)"
+        max_length=2000, blank=True, verbose_name=_("cover image (small)")
     )
-    chapters_url = models.URLField(max_length=2000, blank=True, verbose_name="kapitelfil")
-    chapters = models.JSONField(default=list, blank=True, verbose_name="kapitel")
-    sources = models.JSONField(default=list, blank=True, verbose_name="källor")
+    chapters_url = models.URLField(max_length=2000, blank=True, verbose_name=_("chapters file"))
+    chapters = models.JSONField(default=list, blank=True, verbose_name=_("chapters"))
+    sources = models.JSONField(default=list, blank=True, verbose_name=_("sources"))
     transcript_url = models.URLField(
-        max_length=2000, blank=True, verbose_name="transkriptionens adress"
+        max_length=2000, blank=True, verbose_name=_("transcript address")
     )
     # The transcript step's failures: after TRANSCRIPT_MAX_ATTEMPTS the episode is left alone
     # until an editor clears the count (the reason stays here, shown in the admin).
     transcript_attempts = models.PositiveSmallIntegerField(
-        default=0, verbose_name="försök att hämta transkriptionen"
+        default=0, verbose_name=_("transcript attempts")
     )
-    transcript_error = models.TextField(blank=True, verbose_name="senaste fel för transkriptionen")
-    created_at = models.DateTimeField(default=timezone.now, verbose_name="skapad")
+    transcript_error = models.TextField(blank=True, verbose_name=_("last transcript error"))
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created"))
 
     class Meta:
         # The table kept its name when the model moved here from the news app.
         db_table = "news_podcastepisode"
         ordering = ["-published_on", "-id"]
-        verbose_name = "poddavsnitt"
-        verbose_name_plural = "poddavsnitt"
+        verbose_name = _("podcast episode")
+        verbose_name_plural = _("podcast episodes")
 
     def __str__(self) -> str:
         return self.title
@@ -64,15 +65,15 @@ class EpisodeTranscript(models.Model):
         on_delete=models.CASCADE,
         primary_key=True,
         related_name="transcript",
-        verbose_name="avsnitt",
+        verbose_name=_("episode"),
     )
-    text = models.TextField(verbose_name="text")
-    content_type = models.CharField(max_length=100, blank=True, verbose_name="innehållstyp")
-    fetched_at = models.DateTimeField(default=timezone.now, verbose_name="hämtad")
+    text = models.TextField(verbose_name=_("text"))
+    content_type = models.CharField(max_length=100, blank=True, verbose_name=_("content type"))
+    fetched_at = models.DateTimeField(default=timezone.now, verbose_name=_("fetched"))
 
     class Meta:
-        verbose_name = "transkription"
-        verbose_name_plural = "transkriptioner"
+        verbose_name = _("transcript")
+        verbose_name_plural = _("transcripts")
         # The table kept its name when the model moved here from the api app.
         db_table = "api_episodetranscript"
 

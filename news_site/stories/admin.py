@@ -13,6 +13,8 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from news_site.news.admin import NewsAdmin
 from news_site.news.models import Entry, Story
@@ -27,16 +29,16 @@ class MemberForm(forms.ModelForm):
     """One member article of the story page, with what the editor wants done with it."""
 
     curation = forms.ChoiceField(
-        label="Åtgärd",
+        label=_("Action"),
         required=False,
         choices=[
-            (KEEP, "Behåll"),
-            (REMOVE, "Ta ut ur nyhetstråden"),
-            (SPLIT, "Dela ut till en ny nyhetstråd"),
+            (KEEP, _("Keep")),
+            (REMOVE, _("Take out of the story")),
+            (SPLIT, _("Split off into a new story")),
         ],
     )
     move_to = forms.ModelChoiceField(
-        label="Flytta till",
+        label=_("Move to"),
         queryset=Story.objects.all(),
         required=False,
         widget=AutocompleteSelect(Entry._meta.get_field("story"), admin.site),
@@ -50,11 +52,9 @@ class MemberForm(forms.ModelForm):
         cleaned = super().clean() or {}
         target = cleaned.get("move_to")
         if target is not None and cleaned.get("curation"):
-            raise forms.ValidationError(
-                "Välj antingen en åtgärd eller en nyhetstråd att flytta till."
-            )
+            raise forms.ValidationError(gettext("Choose either an action or a story to move to."))
         if target is not None and target.pk == self.instance.story_id:
-            raise forms.ValidationError("Artikeln finns redan i den här nyhetstråden.")
+            raise forms.ValidationError(gettext("The article is already in this story."))
         return cleaned
 
 
@@ -67,24 +67,20 @@ class MemberInline(admin.TabularInline):
     extra = 0
     max_num = 0
     can_delete = False
-    verbose_name = "artikel i nyhetstråden"
-    verbose_name_plural = "artiklar i nyhetstråden (nyast först)"
+    verbose_name = _("article in the story")
+    verbose_name_plural = _("articles in the story (newest first)")
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Entry]:
         return super().get_queryset(request).select_related("feed").order_by("-listed_at", "-id")
 
-    @admin.display(description="artikel")
+    @admin.display(description=_("article"))
     def article(self, entry: Entry) -> SafeString:
         link = reverse("admin:news_entry_change", args=[entry.pk])
         return format_html('<a href="{}">{}</a>', link, entry.title)
 
-    @admin.display(description="källa")
+    @admin.display(description=_("source"))
     def source(self, entry: Entry) -> str:
         return entry.feed.title
-
-
-def _articles(count: int) -> str:
-    return f"{count} artikel" if count == 1 else f"{count} artiklar"
 
 
 def _target_of(stories: list[Story]) -> Story:
@@ -147,30 +143,52 @@ class StoryAdmin(NewsAdmin):
         if split:
             new = curation.story_split(story=story, entry_ids=split)
             self.message_user(
-                request, f"{_articles(len(split))} delades ut till ”{new.title}”.", messages.SUCCESS
+                request,
+                ngettext(
+                    "%(count)d article was split off into “%(story)s”.",
+                    "%(count)d articles were split off into “%(story)s”.",
+                    len(split),
+                )
+                % {"count": len(split), "story": new.title},
+                messages.SUCCESS,
             )
         for target, ids in moves.items():
             curation.entries_move(entry_ids=ids, story=target)
             self.message_user(
-                request, f"{_articles(len(ids))} flyttades till ”{target.title}”.", messages.SUCCESS
+                request,
+                ngettext(
+                    "%(count)d article was moved to “%(story)s”.",
+                    "%(count)d articles were moved to “%(story)s”.",
+                    len(ids),
+                )
+                % {"count": len(ids), "story": target.title},
+                messages.SUCCESS,
             )
         if removed:
             curation.entries_move(entry_ids=removed, story=None)
             self.message_user(
                 request,
-                f"{_articles(len(removed))} togs ut ur nyhetstråden; klustringen lägger inte "
-                "tillbaka dem.",
+                ngettext(
+                    "%(count)d article was taken out of the story; clustering does not put it "
+                    "back.",
+                    "%(count)d articles were taken out of the story; clustering does not put "
+                    "them back.",
+                    len(removed),
+                )
+                % {"count": len(removed)},
                 messages.SUCCESS,
             )
 
     def response_change(self, request: HttpRequest, obj: Story) -> Any:
         # A story whose last articles the editor moved out is gone: back to the list.
         if not Story.objects.filter(pk=obj.pk).exists():
-            self.message_user(request, "Nyhetstråden är tom och togs bort.", messages.INFO)
+            self.message_user(
+                request, gettext("The story is empty and was removed."), messages.INFO
+            )
             return self.response_post_save_change(request, obj)
         return super().response_change(request, obj)
 
-    @admin.action(description="Slå ihop valda nyhetstrådar")
+    @admin.action(description=_("Merge the selected stories"))
     def merge(self, request: HttpRequest, queryset: QuerySet[Story]) -> None:
         stories = list(queryset)
         try:
@@ -182,6 +200,11 @@ class StoryAdmin(NewsAdmin):
         target.refresh_from_db()
         self.message_user(
             request,
-            f"{merged} nyhetstrådar slogs ihop med ”{target.title}”.",
+            ngettext(
+                "%(count)d story was merged into “%(story)s”.",
+                "%(count)d stories were merged into “%(story)s”.",
+                merged,
+            )
+            % {"count": merged, "story": target.title},
             messages.SUCCESS,
         )

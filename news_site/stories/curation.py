@@ -19,6 +19,7 @@ from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from news_site.news.generation import content_changed
 from news_site.news.models import Entry, Story
@@ -57,7 +58,7 @@ def story_split(*, story: Story, entry_ids: Iterable[int], now: datetime | None 
         Entry.objects.filter(story=story, pk__in=list(entry_ids)).order_by("listed_at", "id")
     )
     if not members:
-        raise CurationError("Välj minst en artikel ur nyhetstråden att dela ut.")
+        raise CurationError(gettext("Choose at least one article of the story to split off."))
     first = members[0]
     new = Story.objects.create(
         title=first.title[:300],
@@ -76,7 +77,7 @@ def stories_merge(*, target: Story, others: Iterable[Story], now: datetime | Non
     were merged into it."""
     ids = [story.pk for story in others if story.pk != target.pk]
     if not ids:
-        raise CurationError("Välj minst två nyhetstrådar att slå ihop.")
+        raise CurationError(gettext("Choose at least two stories to merge."))
     Entry.objects.filter(story_id__in=ids).update(story=target, story_pinned=True, story_error="")
     Story.objects.filter(predecessor_id__in=ids).exclude(pk=target.pk).update(predecessor=target)
     if target.predecessor_id in ids:

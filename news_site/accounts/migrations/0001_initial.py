@@ -110,7 +110,7 @@ class Migration(migrations.Migration):
                     "provider",
                     models.CharField(
                         choices=[
-                            ("email", "E-post (engångskod)"),
+                            ("email", "Email (one-time code)"),
                             ("apple", "Sign in with Apple"),
                             ("google", "Google"),
                         ],

@@ -48,7 +48,10 @@ class Migration(migrations.Migration):
                 (
                     "kind",
                     models.CharField(
-                        choices=[("articles", "Nyhetskälla"), ("podcast", "Podd (tjänstens egen)")],
+                        choices=[
+                            ("articles", "News source"),
+                            ("podcast", "Podcast (the service's own)"),
+                        ],
                         default="articles",
                         max_length=16,
                     ),
@@ -63,11 +66,11 @@ class Migration(migrations.Migration):
                     "last_outcome",
                     models.CharField(
                         choices=[
-                            ("never", "Aldrig hämtad"),
+                            ("never", "Never fetched"),
                             ("ok", "OK"),
-                            ("not_modified", "Oförändrad (304)"),
-                            ("unchanged", "Oförändrad (samma innehåll)"),
-                            ("failed", "Fel"),
+                            ("not_modified", "Unchanged (304)"),
+                            ("unchanged", "Unchanged (same content)"),
+                            ("failed", "Failed"),
                         ],
                         default="never",
                         max_length=16,
@@ -146,10 +149,10 @@ class Migration(migrations.Migration):
                     "page_type",
                     models.CharField(
                         choices=[
-                            ("product_hub", "Produktguide"),
-                            ("family_hub", "Familjesida"),
-                            ("generation_hub", "Generationssida"),
-                            ("rumor", "Rykten"),
+                            ("product_hub", "Product guide"),
+                            ("family_hub", "Family page"),
+                            ("generation_hub", "Generation page"),
+                            ("rumor", "Rumours"),
                         ],
                         max_length=20,
                     ),
@@ -190,7 +193,7 @@ class Migration(migrations.Migration):
                 (
                     "status",
                     models.CharField(
-                        choices=[("active", "Aktiv"), ("dormant", "Vilande")],
+                        choices=[("active", "Active"), ("dormant", "Dormant")],
                         default="active",
                         max_length=10,
                     ),
@@ -244,9 +247,9 @@ class Migration(migrations.Migration):
                     "summary_state",
                     models.CharField(
                         choices=[
-                            ("extracted", "Utdrag (ej översatt ännu)"),
-                            ("translated", "AI-sammanfattad"),
-                            ("edited", "Redigerad av redaktör"),
+                            ("extracted", "Excerpt (not translated yet)"),
+                            ("translated", "Summarised by AI"),
+                            ("edited", "Edited by an editor"),
                         ],
                         default="extracted",
                         max_length=12,

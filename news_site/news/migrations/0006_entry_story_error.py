@@ -12,6 +12,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="entry",
             name="story_error",
-            field=models.TextField(blank=True, verbose_name="fel vid händelseindelning"),
+            field=models.TextField(blank=True, verbose_name="story assignment error"),
         ),
     ]

@@ -13,7 +13,7 @@ class Migration(migrations.Migration):
             model_name="feed",
             name="pause_notified_at",
             field=models.DateTimeField(
-                blank=True, editable=False, null=True, verbose_name="paus meddelad"
+                blank=True, editable=False, null=True, verbose_name="pause notified"
             ),
         ),
     ]

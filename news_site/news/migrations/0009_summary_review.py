@@ -13,8 +13,8 @@ class Migration(migrations.Migration):
             name="SummaryReview",
             fields=[],
             options={
-                "verbose_name": "AI-sammanfattning att granska",
-                "verbose_name_plural": "granska AI-sammanfattningar",
+                "verbose_name": "AI summary to review",
+                "verbose_name_plural": "review AI summaries",
                 "proxy": True,
                 "indexes": [],
                 "constraints": [],
@@ -24,6 +24,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="entry",
             name="summary_reviewed_at",
-            field=models.DateTimeField(blank=True, null=True, verbose_name="granskad"),
+            field=models.DateTimeField(blank=True, null=True, verbose_name="reviewed"),
         ),
     ]

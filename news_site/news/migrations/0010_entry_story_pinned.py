@@ -14,14 +14,14 @@ class Migration(migrations.Migration):
             name="story",
             options={
                 "ordering": ["-updated_at"],
-                "verbose_name": "nyhetstråd",
-                "verbose_name_plural": "nyhetstrådar",
+                "verbose_name": "story",
+                "verbose_name_plural": "stories",
             },
         ),
         migrations.AddField(
             model_name="entry",
             name="story_pinned",
-            field=models.BooleanField(default=False, verbose_name="placerad av redaktör"),
+            field=models.BooleanField(default=False, verbose_name="placed by an editor"),
         ),
         migrations.AlterField(
             model_name="entry",
@@ -32,12 +32,12 @@ class Migration(migrations.Migration):
                 on_delete=django.db.models.deletion.SET_NULL,
                 related_name="entries",
                 to="news.story",
-                verbose_name="nyhetstråd",
+                verbose_name="story",
             ),
         ),
         migrations.AlterField(
             model_name="entry",
             name="story_error",
-            field=models.TextField(blank=True, verbose_name="fel vid indelning i nyhetstråd"),
+            field=models.TextField(blank=True, verbose_name="story assignment error"),
         ),
     ]

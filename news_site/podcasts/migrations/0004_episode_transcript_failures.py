@@ -34,14 +34,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="podcastepisode",
             name="transcript_attempts",
-            field=models.PositiveSmallIntegerField(
-                default=0, verbose_name="försök att hämta transkriptionen"
-            ),
+            field=models.PositiveSmallIntegerField(default=0, verbose_name="transcript attempts"),
         ),
         migrations.AddField(
             model_name="podcastepisode",
             name="transcript_error",
-            field=models.TextField(blank=True, verbose_name="senaste fel för transkriptionen"),
+            field=models.TextField(blank=True, verbose_name="last transcript error"),
         ),
         migrations.RunPython(clean_rows, migrations.RunPython.noop, elidable=True),
     ]

@@ -31,13 +31,13 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="podcastepisode",
             name="guid",
-            field=models.CharField(default="", max_length=200, verbose_name="GUID i flödet"),
+            field=models.CharField(default="", max_length=200, verbose_name="GUID in the feed"),
             preserve_default=False,
         ),
         migrations.RunPython(assign_path_ids, restore_guid_ids),
         migrations.AlterField(
             model_name="podcastepisode",
             name="guid",
-            field=models.CharField(max_length=200, unique=True, verbose_name="GUID i flödet"),
+            field=models.CharField(max_length=200, unique=True, verbose_name="GUID in the feed"),
         ),
     ]
