@@ -45,7 +45,7 @@ from benchmarks.processes import cmdline, descendants, parent, rss_mb  # noqa: E
 from benchmarks.results import Figure, record  # noqa: E402
 
 PG = "postgres://postgres@127.0.0.1:5432"
-REDIS = "redis://127.0.0.1:6379/13"
+REDIS = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
 # The budget of docs/operators-capacity.md for this stack: gunicorn's default worker counts on
 # this machine (news one per core with 8 connections each, compliance two per core with 2
 # each) and the news task worker (4).
