@@ -21,9 +21,7 @@ import argparse
 import os
 import re
 import ssl
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -34,8 +32,13 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.burst_bench import RECOVERY_TARGET_SECONDS, RunProd, served_p99_ms
-from benchmarks.loadgen import ensure_wrk
+from benchmarks.burst_bench import (
+    RECOVERY_TARGET_SECONDS,
+    RunProd,
+    served_p99_ms,
+    status_counts,
+    wrk_scripted,
+)
 from benchmarks.results import Figure, record
 
 SERVED_SHARE_TARGET = 0.90
@@ -102,30 +105,15 @@ def wrk_junk(
     url: str, connections: int, seconds: int, shape: tuple[str, str]
 ) -> tuple[Counter, float]:
     """Every answer's status counted (and bad bodies), and the p99 of all answers in ms."""
-    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
-        script.write(WRK_SCRIPT)
-    try:
-        output = subprocess.run(
-            [
-                *(ensure_wrk(), "-t2", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s"),
-                "--latency",
-                *("-s", script.name, url, "--", uuid.uuid4().hex[:8], *shape),
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout
-    finally:
-        os.unlink(script.name)
-    counts: Counter = Counter()
-    for status, n in re.findall(r"^status (\d+) (\d+)$", output, re.MULTILINE):
-        counts[int(status)] += int(n)
-    counts["bad"] = sum(int(n) for n in re.findall(r"^bad (\d+)$", output, re.MULTILINE))
-    errors = re.search(
-        r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output
+    output = wrk_scripted(
+        WRK_SCRIPT,
+        [
+            *("-t2", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s", "--latency"),
+            *(url, "--", uuid.uuid4().hex[:8], *shape),
+        ],
     )
-    if errors:
-        counts[0] += sum(int(n) for n in errors.groups())
+    counts = status_counts(output)
+    counts["bad"] = sum(int(n) for n in re.findall(r"^bad (\d+)$", output, re.MULTILINE))
     value, unit = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", output, re.M).groups()
     return counts, float(value) * {"us": 1e-3, "ms": 1.0, "s": 1000.0}[unit]
 

@@ -213,8 +213,9 @@ http {{
     return config
 
 
+# Long enough for a start on a loaded machine; the run fails, not waits, past it.
 def wait_for(
-    url: str, process: subprocess.Popen, timeout: float = 30, *, ca: Path | None = None
+    url: str, process: subprocess.Popen, timeout: float = 300, *, ca: Path | None = None
 ) -> None:
     verify = ssl.create_default_context(cafile=ca) if ca else True
     deadline = time.monotonic() + timeout

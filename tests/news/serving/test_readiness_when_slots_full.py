@@ -16,6 +16,7 @@ from django.conf import settings as django_settings
 from news_site.news.models import Entry
 from tests.conftest import database_url_for_subprocess, news_served
 from tests.private_services import postgres_pass_only
+from tests.support.table_locks import wait_until_waiting_on_locks
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -56,20 +57,6 @@ def _served(url: str) -> bool:
         return False
 
 
-def _wait_until_renders_wait_on_the_lock(url: str, count: int) -> None:
-    deadline = time.monotonic() + 60
-    with psycopg.connect(url, autocommit=True) as watcher:
-        while time.monotonic() < deadline:
-            waiting = watcher.execute(
-                "SELECT count(*) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
-            ).fetchone()
-            if waiting and waiting[0] >= count:
-                return
-            time.sleep(0.05)
-    pytest.fail(f"{count} renders never reached the table lock")
-
-
 def _wait_until_ready(base: str) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -96,7 +83,7 @@ def test_readiness_is_unready_while_the_slots_are_full_and_ready_after(served):
         ]
         for holder in holders:
             holder.start()
-        _wait_until_renders_wait_on_the_lock(url, SLOTS)
+        wait_until_waiting_on_locks(url, SLOTS)
         read_while_full = _served(f"{base}/api/v1/entries?per_page=9")
         ready_while_full = _served(f"{base}/readyz")
         lock.rollback()
