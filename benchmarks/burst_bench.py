@@ -254,6 +254,16 @@ def recovery_seconds(stack: RunProd, key: str, trust: ssl.SSLContext) -> float:
     return time.monotonic() - started
 
 
+def recovery_figure(label: str, recovery: float) -> Figure:
+    return Figure(
+        label,
+        "time to full recovery",
+        f"{recovery:.2f} s",
+        target=f"< {RECOVERY_TARGET_SECONDS:.0f} s",
+        met=recovery < RECOVERY_TARGET_SECONDS,
+    )
+
+
 def served_p99_ms(stack: RunProd) -> dict[str, float]:
     """Per service, the p99 of nginx's $request_time over the answers with status 200 (nginx's
     cache hits included, which is what clients of the news service mostly get)."""
@@ -361,13 +371,7 @@ def round_(name: str, edge_limits: bool, seconds: int, connections: int) -> list
             target=f"<= {BUDGET}",
             met=watch.peak <= BUDGET,
         ),
-        Figure(
-            label,
-            "time to full recovery",
-            f"{recovery:.2f} s",
-            target=f"< {RECOVERY_TARGET_SECONDS:.0f} s",
-            met=recovery < RECOVERY_TARGET_SECONDS,
-        ),
+        recovery_figure(label, recovery),
         Figure(
             label,
             "worker RSS growth (max over workers)",
