@@ -45,7 +45,7 @@ from benchmarks.processes import cmdline, descendants, parent, rss_mb  # noqa: E
 from benchmarks.results import Figure, record  # noqa: E402
 
 PG = "postgres://postgres@127.0.0.1:5432"
-REDIS = "redis://127.0.0.1:6379/13"
+REDIS = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
 # The budget of docs/operators-capacity.md for this stack: gunicorn's default worker counts on
 # this machine (news one per core with 8 connections each, compliance two per core with 2
 # each) and the news task worker (4).
@@ -197,24 +197,23 @@ class ConnectionWatch(threading.Thread):
                 time.sleep(0.05)
 
 
-def wrk_burst(url: str, connections: int, seconds: int, headers: dict[str, str]) -> Counter:
-    binary = ensure_wrk()
+def wrk_scripted(script_text: str, arguments: list[str]) -> str:
+    """wrk's output for `arguments` (options, URL, script arguments) with the Lua script."""
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
-        script.write(WRK_SCRIPT)
-    header_args = [a for name, value in headers.items() for a in ("-H", f"{name}: {value}")]
+        script.write(script_text)
     try:
-        output = subprocess.run(
-            [
-                *(binary, "-t2", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s"),
-                *header_args,
-                *("-s", script.name, url),
-            ],
+        return subprocess.run(
+            [ensure_wrk(), "-s", script.name, *arguments],
             capture_output=True,
             text=True,
             check=True,
         ).stdout
     finally:
         os.unlink(script.name)
+
+
+def status_counts(output: str) -> Counter:
+    """The answers per status the script printed; socket errors count as status 0."""
     counts: Counter = Counter()
     for status, n in re.findall(r"^status (\d+) (\d+)$", output, re.MULTILINE):
         counts[int(status)] += int(n)
@@ -224,6 +223,15 @@ def wrk_burst(url: str, connections: int, seconds: int, headers: dict[str, str])
     if errors:
         counts[0] += sum(int(n) for n in errors.groups())
     return counts
+
+
+def wrk_burst(url: str, connections: int, seconds: int, headers: dict[str, str]) -> Counter:
+    header_args = [a for name, value in headers.items() for a in ("-H", f"{name}: {value}")]
+    output = wrk_scripted(
+        WRK_SCRIPT,
+        ["-t2", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s", *header_args, url],
+    )
+    return status_counts(output)
 
 
 def recovery_seconds(stack: RunProd, key: str, trust: ssl.SSLContext) -> float:
@@ -244,6 +252,16 @@ def recovery_seconds(stack: RunProd, key: str, trust: ssl.SSLContext) -> float:
             if pending:
                 time.sleep(0.02)
     return time.monotonic() - started
+
+
+def recovery_figure(label: str, recovery: float) -> Figure:
+    return Figure(
+        label,
+        "time to full recovery",
+        f"{recovery:.2f} s",
+        target=f"< {RECOVERY_TARGET_SECONDS:.0f} s",
+        met=recovery < RECOVERY_TARGET_SECONDS,
+    )
 
 
 def served_p99_ms(stack: RunProd) -> dict[str, float]:
@@ -353,13 +371,7 @@ def round_(name: str, edge_limits: bool, seconds: int, connections: int) -> list
             target=f"<= {BUDGET}",
             met=watch.peak <= BUDGET,
         ),
-        Figure(
-            label,
-            "time to full recovery",
-            f"{recovery:.2f} s",
-            target=f"< {RECOVERY_TARGET_SECONDS:.0f} s",
-            met=recovery < RECOVERY_TARGET_SECONDS,
-        ),
+        recovery_figure(label, recovery),
         Figure(
             label,
             "worker RSS growth (max over workers)",

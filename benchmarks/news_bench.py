@@ -5,10 +5,12 @@ In one run, for /entries.json, /entries/:id.md and /entries.rss:
 - gunicorn (2 workers) straight;
 - the deploy stack: nginx with deploy/nginx/news.conf (TLS, its cache) in front of that
   gunicorn, on loopback ports with a self-signed certificate.
-Targets: the stack at least 50 % of the ceiling, gunicorn at least 10 %, p99 under 50 ms.
+Targets: the stack at least 50 % of the ceiling with a p99 within 3x of the ceiling's (issue
+24: cached reads with a tail like static files), gunicorn at least 10 %, p99 under 50 ms.
 
 Usage: python benchmarks/news_bench.py [--entries 100000] [--seconds 8]
 Needs PostgreSQL on 127.0.0.1:5432 (role postgres); installs nginx and wrk with apt if missing.
+BENCH_NEWS_DB names the database it (re)creates (news_bench unless set).
 """
 
 import argparse
@@ -33,8 +35,10 @@ sys.path.insert(0, str(REPO_ROOT))
 from benchmarks.loadgen import LoadResult, ensure_wrk, wrk  # noqa: E402
 from benchmarks.results import Figure, record  # noqa: E402
 
+# The deploy stack's p99 at most this many times the static ceiling's (issue 24).
+STACK_TAIL_TARGET = 3.0
 PG = os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432")
-DB_NAME = "news_bench"
+DB_NAME = os.environ.get("BENCH_NEWS_DB", "news_bench")
 ENV = {
     "NEWS_DATABASE_URL": f"{PG}/{DB_NAME}",
     "SECRET_KEY": "benchmark-only-secret-key",
@@ -209,8 +213,9 @@ http {{
     return config
 
 
+# Long enough for a start on a loaded machine; the run fails, not waits, past it.
 def wait_for(
-    url: str, process: subprocess.Popen, timeout: float = 30, *, ca: Path | None = None
+    url: str, process: subprocess.Popen, timeout: float = 300, *, ca: Path | None = None
 ) -> None:
     verify = ssl.create_default_context(cafile=ca) if ca else True
     deadline = time.monotonic() + timeout
@@ -309,27 +314,31 @@ def main() -> int:
                 ("nginx stack (deploy/)", stack, 0.50),
             ):
                 share = result.requests_per_second / ceiling.requests_per_second
+                tail = result.p99_ms / ceiling.p99_ms
                 passed = target is None or (
                     share >= target and result.p99_ms < 50 and not result.non_2xx
                 )
+                if result is stack:
+                    passed = passed and tail <= STACK_TAIL_TARGET
                 ok = ok and passed
-                rows.append((path, label, result, share, target, passed))
+                rows.append((path, label, result, share, tail, target, passed))
         print()
-        print("| path | server | req/s | p99 | non-2xx | share of ceiling | target | ok |")
+        print(f"load average {' '.join(f'{n:.1f}' for n in os.getloadavg())}")
+        print("| path | server | req/s | p99 | non-2xx | share of ceiling | p99 / ceiling's | ok |")
         print("|---|---|---|---|---|---|---|---|")
-        for path, label, result, share, target, passed in rows:
-            print(_row(path, label, result, share, target, passed))
+        for row in rows:
+            print(_row(*row))
         record(
             *(
                 Figure(
                     f"news public reads, {args.entries:,} entries",
                     f"`{path}`, {label}",
                     f"{result.requests_per_second:,.0f} req/s, p99 {result.p99_ms:.1f} ms",
-                    ratio=f"{share:.0%} of static",
-                    target=f">= {target:.0%} of static, p99 < 50 ms" if target else "ceiling",
+                    ratio=f"{share:.0%} of static, p99 {tail:.1f}x static's",
+                    target=_goal(target, label) or "ceiling",
                     met=passed if target else None,
                 )
-                for path, label, result, share, target, passed in rows
+                for path, label, result, share, tail, target, passed in rows
             )
         )
         return 0 if ok else 1
@@ -345,13 +354,27 @@ def main() -> int:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def _goal(target: float | None, label: str) -> str:
+    if target is None:
+        return ""
+    goal = f">= {target:.0%} of static, p99 < 50 ms"
+    if label.startswith("nginx stack"):
+        goal += f" and <= {STACK_TAIL_TARGET:.0f}x static's"
+    return goal
+
+
 def _row(
-    path: str, label: str, result: LoadResult, share: float, target: float | None, passed: bool
+    path: str,
+    label: str,
+    result: LoadResult,
+    share: float,
+    tail: float,
+    target: float | None,
+    passed: bool,
 ) -> str:
-    goal = f">= {target:.0%}, p99 < 50 ms" if target is not None else ""
     return (
         f"| `{path}` | {label} | {result.requests_per_second:,.0f} | {result.p99_ms:.1f} ms "
-        f"| {result.non_2xx} | {share:.0%} | {goal} | {'yes' if passed else 'NO'} |"
+        f"| {result.non_2xx} | {share:.0%} | {tail:.1f}x | {'yes' if passed else 'NO'} |"
     )
 
 

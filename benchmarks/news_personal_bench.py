@@ -14,7 +14,8 @@ Targets: each endpoint >= 3x tt-rss's requests/s and p99 < 30 ms; at 100,000 ent
 1/1.5 of its 2,200-entry requests/s; worker RSS < 600 MB.
 
 Usage: python benchmarks/news_personal_bench.py [--sizes 2200 100000] [--seconds 20]
-Needs PostgreSQL on 127.0.0.1:5432, Redis on 127.0.0.1:6379, nginx, and wrk.
+Needs PostgreSQL on 127.0.0.1:5432, Redis on 127.0.0.1:6379 (or BENCH_REDIS_URL), nginx, and
+wrk; BENCH_NEWS_DB names the database it (re)creates (news_personal_bench unless set).
 """
 
 import argparse
@@ -35,7 +36,7 @@ from benchmarks.loadgen import LoadResult, ensure_wrk, wrk  # noqa: E402
 from benchmarks.results import Figure, record  # noqa: E402
 from benchmarks.ttrss import LOGIN, TtRss  # noqa: E402
 
-news_bench.DB_NAME = "news_personal_bench"
+news_bench.DB_NAME = os.environ.get("BENCH_NEWS_DB", "news_personal_bench")
 news_bench.ENV["NEWS_DATABASE_URL"] = f"{news_bench.PG}/{news_bench.DB_NAME}"
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/8")
 ENV = {

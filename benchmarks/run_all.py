@@ -42,6 +42,7 @@ SCRIPTS: list[tuple[str, list[str], dict[str, str]]] = [
     ),
     ("news_cluster_quality", ["benchmarks/news_cluster_quality.py"], {}),
     ("burst_bench", ["benchmarks/burst_bench.py"], {}),
+    ("burst_junk_bench", ["benchmarks/burst_junk_bench.py"], {}),
     ("news_hostile_bench", ["benchmarks/news_hostile_bench.py"], {}),
     # Beside tt-rss where it is installed (docs/benchmarks-ttrss.md); our figures alone elsewhere.
     ("news_ingest_bench", ["benchmarks/news_ingest_bench.py"], {}),

@@ -1,13 +1,23 @@
-"""ASGI entry point of the news service: Django behind a per-process cache of public responses,
-with the MCP tool server at /mcp, behind a bound on the requests the process serves at once,
-all behind request ids, access lines and request metrics.
+"""ASGI entry point of the news service. The stack, outermost first, one module each:
 
-Django runs as the WSGI application it is (every view and middleware of ours is synchronous)
-on a fixed pool of NEWS_WEB_THREADS threads, through a2wsgi: one hand-over to a thread per
-request. Django's own ASGI handler made four (request_started, the middleware, the view
-through async_to_sync, request_finished) on a new thread for every request; it cost about
-2.4 ms of CPU per request, more than the rest of a request answered from memory
-(docs/api-performance.md)."""
+1. shared/observability.py `ObservedASGI`: every request's id, access line and metrics (cache
+   hits, /mcp and refusals included).
+2. shared/request_body.py `WholeBody`: the body read whole within NEWS_REQUEST_BODY_SECONDS,
+   before the request takes any slot below.
+3. shared/concurrency.py `ConcurrencyLimit`: at most NEWS_MAX_CONCURRENT_REQUESTS at once, a
+   fast 503 past it (/readyz goes through it, so readiness fails when the slots are full).
+4. news_site/router.py `PathRouter`: `/mcp` to the MCP tool server (news_site/mcp/asgi.py),
+   every other path to
+5. news_site/responsecache.py `PublicResponseCache`: kept copies of public pages, in front of
+6. Django, as the WSGI application it is (every view and middleware of ours is synchronous),
+   on a fixed pool of NEWS_WEB_THREADS threads through a2wsgi: one hand-over to a thread per
+   request. Django's own ASGI handler made four (request_started, the middleware, the view
+   through async_to_sync, request_finished) on a new thread for every request; it cost about
+   2.4 ms of CPU per request, more than the rest of a request answered from memory
+   (docs/api-performance.md).
+
+Why one process with a router rather than the tool server as a process of its own:
+docs/decisions.md, "The serving stack: one process, an explicit router"."""
 
 import json
 import os
@@ -29,8 +39,9 @@ django_wsgi = get_wsgi_application()
 from django.conf import settings  # noqa: E402
 
 from news_site.api.errors import error_body  # noqa: E402
-from news_site.mcp.asgi import mcp_application  # noqa: E402
+from news_site.mcp.asgi import MCP_PATH, mcp_application  # noqa: E402
 from news_site.responsecache import PublicResponseCache  # noqa: E402
+from news_site.router import PathRouter  # noqa: E402
 from shared.concurrency import BUSY_MESSAGE, ConcurrencyLimit, Refusal  # noqa: E402
 from shared.observability import ObservedASGI  # noqa: E402
 from shared.request_body import WholeBody  # noqa: E402
@@ -46,19 +57,18 @@ _BUSY_V1 = Refusal(
     json.dumps(error_body("service_unavailable", BUSY_MESSAGE)).encode(),
 )
 
-# Outermost: every request gets its id, access line and latency, cache hits, /mcp and refusals
-# included. Then its body is read whole within NEWS_REQUEST_BODY_SECONDS, before it takes a
-# slot of the concurrency bound, a Django thread or a single-flight render (shared/request_body.py).
 application = ObservedASGI(
     WholeBody(
         ConcurrencyLimit(
-            mcp_application(
-                fallback=PublicResponseCache(
+            PathRouter(
+                mcp=mcp_application(),
+                mcp_path=MCP_PATH,
+                other=PublicResponseCache(
                     # a2wsgi types its scopes and messages more narrowly than Starlette does.
                     cast(ASGIApp, django_application),
                     seconds=settings.NEWS_RESPONSE_CACHE_SECONDS,
                     max_bytes=settings.NEWS_RESPONSE_CACHE_MAX_BYTES,
-                )
+                ),
             ),
             limit=settings.NEWS_MAX_CONCURRENT_REQUESTS,
             refusals=[_BUSY_V1],

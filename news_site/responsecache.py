@@ -75,6 +75,7 @@ _MAX_AGE = re.compile(rb"max-age=(\d+)")
 _BYPASS = {b"cookie", b"authorization", b"if-none-match", b"if-modified-since"}
 _REPORT_READS = b"x-report-query-reads"
 _READS = RESPONSE_HEADER.lower().encode()
+_NOT_FOR_PROXY_CACHES = (b"x-accel-expires", b"0")
 
 
 @dataclass
@@ -126,6 +127,7 @@ class PublicResponseCache:
             **scope,
             "headers": [*_without(scope["headers"], _REPORT_READS), (_REPORT_READS, b"1")],
         }
+        send = self._kept_out_of_proxy_caches(page, scope["query_string"], send)
         key, served = await self._serve_copy(base, headers, send)
         if served:
             return
@@ -216,6 +218,23 @@ class PublicResponseCache:
 
         return record
 
+    def _kept_out_of_proxy_caches(self, page: tuple, query: bytes, send: Send) -> Send:
+        """`send`, telling nginx not to keep an answer asked with a parameter its view does not
+        read (`X-Accel-Expires: 0`; nginx does not pass the header on). nginx keys on the whole
+        URI, so a cache-busting burst wrote one more copy of the same page to its disk for
+        every request and pushed real pages out of its cache; this cache answers such requests
+        from its own copy instead. Checked at the answer: a first render has learnt the reads
+        by then."""
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start" and _unread_parameter(
+                query, self.query_reads.get(page)
+            ):
+                message = {**message, "headers": [*message["headers"], _NOT_FOR_PROXY_CACHES]}
+            await send(message)
+
+        return sending
+
     def _learn_reads(self, base: tuple, query: bytes, reported: bytes) -> tuple:
         """Remember what the page's view read; the base its response is kept under."""
         page = base[:3]
@@ -299,6 +318,16 @@ def _request_headers(scope: Scope) -> dict[bytes, bytes]:
 
 def _without(headers: list[tuple[bytes, bytes]], name: bytes) -> list[tuple[bytes, bytes]]:
     return [(n, v) for n, v in headers if n.lower() != name]
+
+
+def _unread_parameter(query: bytes, reads: tuple[str, ...] | None) -> bool:
+    """Whether the query names a parameter the view is known not to read."""
+    if not query or reads is None or ALL in reads:
+        return False
+    try:
+        return any(name not in reads for name in QueryDict(query))
+    except TooManyFieldsSent:
+        return False
 
 
 def _query_key(query: bytes, reads: tuple[str, ...] | None) -> bytes:

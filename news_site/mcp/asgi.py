@@ -1,6 +1,6 @@
-"""The ASGI front of the news service: `/mcp` goes to the tool server, everything else to the
-fallback (Django). The SDK's app needs its lifespan to run (it starts the session manager's
-task group), which Django's ASGI handler does not do, so lifespan events go to it alone.
+"""The MCP tool server as an ASGI app, for the requests to `/mcp` and the lifespan events
+(news_site/router.py sends it those; the SDK's app starts its session manager's task group in
+its lifespan).
 
 In front of the tool server sit the checks every request to `/mcp` passes: the body is read
 (at most DATA_UPLOAD_MAX_MEMORY_SIZE, else 413) and the request counted first, so every request
@@ -168,7 +168,7 @@ def _limit_headers(usage: Usage | None) -> list[tuple[bytes, bytes]]:
     ]
 
 
-def mcp_application(fallback: ASGIApp) -> ASGIApp:
+def mcp_application() -> ASGIApp:
     tool_server = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         stateless_http=True,
@@ -179,11 +179,8 @@ def mcp_application(fallback: ASGIApp) -> ASGIApp:
     )
 
     async def application(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
+        if scope["type"] != "http":
             await tool_server(scope, receive, send)
-            return
-        if scope["type"] != "http" or scope["path"] != MCP_PATH:
-            await fallback(scope, receive, send)
             return
         context = current_request()
         if context is not None:

@@ -79,6 +79,14 @@ def _serves_both_services_through_nginx(stack: Stack) -> set[int]:
         second = client.get(stack.url("news", "/api/v1/entries?per_page=2"))
         assert second.headers["x-cache-status"] == "HIT"
         assert second.content == first.content
+        # A parameter no view reads: the worker's kept copy answers, and nginx keeps no copy of
+        # its own per such URL (X-Accel-Expires: 0, not passed on to the client).
+        busted = [
+            client.get(stack.url("news", "/api/v1/entries?per_page=2&_=busted")) for _ in range(2)
+        ]
+        assert [r.headers["x-cache-status"] for r in busted] == ["MISS", "MISS"]
+        assert all(r.content == first.content for r in busted)
+        assert all("x-accel-expires" not in r.headers for r in busted)
         # Requests with a cookie or credentials go past the cache.
         with_cookie = client.get(
             stack.url("news", "/api/v1/entries?per_page=2"), headers={"Cookie": "sessionid=x"}

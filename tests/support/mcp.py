@@ -24,13 +24,14 @@ T = TypeVar("T")
 
 class McpServer:
     def __init__(self) -> None:
-        from news_site.mcp.asgi import mcp_application
+        from news_site.mcp.asgi import MCP_PATH, mcp_application
+        from news_site.router import PathRouter
 
         port = free_port()
         self.base_url = f"http://127.0.0.1:{port}"
         self.url = f"{self.base_url}/mcp"
         config = uvicorn.Config(
-            mcp_application(fallback=get_asgi_application()),
+            PathRouter(mcp=mcp_application(), mcp_path=MCP_PATH, other=get_asgi_application()),
             host="127.0.0.1",
             port=port,
             lifespan="on",

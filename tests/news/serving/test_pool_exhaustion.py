@@ -14,6 +14,7 @@ from django.conf import settings as django_settings
 from news_site.news.models import Entry
 from tests.conftest import database_url_for_subprocess, news_served
 from tests.private_services import postgres_pass_only
+from tests.support.table_locks import wait_until_waiting_on_locks
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -37,23 +38,6 @@ def served(make_feed, make_entry):
         yield server
 
 
-def _wait_until_blocked_on_the_lock(url: str) -> None:
-    """Until the first request holds the worker's connection, waiting for the table lock: on a
-    busy machine it may take longer to get there than any fixed pause (then the next request
-    took the connection first, and the first one got the 503)."""
-    deadline = time.monotonic() + 60
-    with psycopg.connect(url, autocommit=True) as watcher:
-        while time.monotonic() < deadline:
-            waiting = watcher.execute(
-                "SELECT count(*) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
-            ).fetchone()
-            if waiting and waiting[0] >= 1:
-                return
-            time.sleep(0.05)
-    pytest.fail("the first request never reached the table lock")
-
-
 def test_an_exhausted_pool_answers_a_fast_503_and_recovers_at_once(served):
     url = database_url_for_subprocess(django_settings.DATABASES["default"])
     blocked: dict[str, httpx.Response] = {}
@@ -66,7 +50,10 @@ def test_an_exhausted_pool_answers_a_fast_503_and_recovers_at_once(served):
             )
         )
         holder.start()
-        _wait_until_blocked_on_the_lock(url)
+        # On a busy machine the first request may take longer to get there than any fixed
+        # pause (then the next request took the connection first, and the first one got the
+        # 503).
+        wait_until_waiting_on_locks(url, 1)
         started = time.monotonic()
         api = httpx.get(f"{served.url}/api/v1/entries?per_page=2", timeout=30)
         legacy = httpx.get(f"{served.url}/entries.json", timeout=30)

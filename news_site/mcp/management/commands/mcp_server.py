@@ -8,7 +8,8 @@ import uvicorn
 from django.core.management.base import BaseCommand, CommandParser
 from starlette.responses import PlainTextResponse
 
-from news_site.mcp.asgi import mcp_application
+from news_site.mcp.asgi import MCP_PATH, mcp_application
+from news_site.router import PathRouter
 
 not_found = PlainTextResponse("Not Found", status_code=404)
 
@@ -25,7 +26,7 @@ class Command(BaseCommand):
         if verbosity:
             self.stdout.write(f"MCP tool server on http://{host}:{port}/mcp")
         uvicorn.run(
-            mcp_application(fallback=not_found),
+            PathRouter(mcp=mcp_application(), mcp_path=MCP_PATH, other=not_found),
             host=host,
             port=port,
             lifespan="on",
