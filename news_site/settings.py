@@ -246,6 +246,9 @@ SPECTACULAR_SETTINGS = {
 }
 # The service's public name, used in credits ("enligt <källa>, via <tjänsten>").
 NEWS_SITE_NAME = env_str("NEWS_SITE_NAME", "Nyhetstjänsten")
+# Where people reach the service (scheme and host, e.g. https://nyheter.example): links in what
+# the worker sends without a request to take the address from (the editors' pause notice).
+NEWS_PUBLIC_URL = env_str("NEWS_PUBLIC_URL")
 # Public responses may be cached by clients and the nginx in front for this long.
 NEWS_PUBLIC_CACHE_SECONDS = env_int("NEWS_PUBLIC_CACHE_SECONDS", 60)
 # How long each app process keeps public responses in memory (news_site/responsecache.py);

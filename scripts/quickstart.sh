@@ -23,7 +23,9 @@ step() { printf '==> %s\n' "$*"; }
 # script directly).
 "$bin/python" scripts/ports_free.py NEWS_PORT="$news_port" COMPLIANCE_PORT="$compliance_port"
 
-"$bin/python" scripts/quickstart_env.py "$ENV_FILE" --var-dir "$VAR_DIR"
+# The address of this start's news service, for the links in the editors' notice mails.
+"$bin/python" scripts/quickstart_env.py "$ENV_FILE" --var-dir "$VAR_DIR" \
+  --set "NEWS_PUBLIC_URL=http://127.0.0.1:$news_port"
 setting() { "$bin/python" -c 'import sys; from dotenv import dotenv_values; print(dotenv_values(sys.argv[1]).get(sys.argv[2]) or "")' "$ENV_FILE" "$1"; }
 
 pids=()

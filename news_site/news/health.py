@@ -72,8 +72,11 @@ def _notice(feeds: list[Feed], *, admin_url: str) -> str:
     return "\n".join(lines)
 
 
-def paused_sources_notify(*, now: datetime, admin_url: str = "/admin/news/feed/health/") -> int:
+def paused_sources_notify(*, now: datetime) -> int:
     """Mail the editors about sources paused since the last notice; returns how many."""
+    # The worker sends it, with no request to take the address from: NEWS_PUBLIC_URL makes
+    # the link one an editor can click (without it, the path alone).
+    admin_url = settings.NEWS_PUBLIC_URL.rstrip("/") + "/admin/news/feed/health/"
     feeds = list(_unannounced_pauses().order_by("title"))
     if not feeds:
         return 0

@@ -156,7 +156,9 @@ def test_a_failing_source_is_on_the_health_page_and_the_editors_get_one_mail(
 
     mails = wait_for(notices, seconds=120, what="the notice mail about the paused source")
     assert len(mails) == 1, mails
-    assert "källor pausade" in mails[0] and "Hämta nu" in mails[0]
+    assert "1 källa pausad" in mails[0] and "Hämta nu" in mails[0]
+    # A link the editor can click: the quick start says where the service is (NEWS_PUBLIC_URL).
+    assert f"{desk.news}/admin/news/feed/health/" in mails[0]
 
     editor.goto(f"{desk.news}/admin/news/feed/health/")
     paused = editor.locator("#health-paused tr", has_text="Testkällan")
@@ -188,7 +190,7 @@ def test_an_editor_works_through_the_review_queue(
     rows.nth(0).locator("input[name=_selected_action]").check()
     editor.select_option("select[name=action]", "approve")
     editor.click("button[name=index]")
-    assert "1 sammanfattningar godkända" in editor.inner_text(".messagelist")
+    assert "1 sammanfattning godkänd" in editor.inner_text(".messagelist")
     assert editor.locator("#result_list tbody tr", has_text=first_title).count() == 0
 
     # Correct the next one in place: it becomes the editor's and is reviewed.
