@@ -17,6 +17,7 @@ from typing import Protocol, cast
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from news_site.news import selectors
 from news_site.news.cleaning import URL_MAX_LENGTH, clean_text, clean_url
@@ -78,9 +79,13 @@ def feed_add(
     Raises ValueError for a URL that is not an absolute http(s) URL fitting the column."""
     cleaned = clean_url(url)
     if not cleaned or cleaned != url.strip():
+        # In the active language: the admin's OPML import shows it to editors.
         raise ValueError(
-            f"not an absolute http(s) URL of at most {URL_MAX_LENGTH} characters "
-            "without control characters"
+            gettext(
+                "not an absolute http(s) URL of at most %(limit)d characters without "
+                "control characters"
+            )
+            % {"limit": URL_MAX_LENGTH}
         )
     # The URL stands in for the title until the first fetch; the title column is shorter.
     feed, created = Feed.objects.get_or_create(

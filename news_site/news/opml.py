@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import transaction
+from django.utils.translation import gettext
 from lxml import etree
 
 from news_site.news.cleaning import clean_text, clean_url
@@ -58,13 +59,16 @@ def opml_outlines(data: bytes) -> list[Outline | tuple[int, str, str]]:
     """The feed outlines of an OPML document, in document order; an outline whose address is
     unusable comes back as (position, its text, the reason)."""
     if len(data) > MAX_OPML_BYTES:
-        raise OpmlError(f"the file is larger than {MAX_OPML_BYTES // (1024 * 1024)} MB")
+        raise OpmlError(
+            gettext("the file is larger than %(megabytes)d MB")
+            % {"megabytes": MAX_OPML_BYTES // (1024 * 1024)}
+        )
     try:
         root = etree.fromstring(data, parser=_parser())
     except etree.XMLSyntaxError as exc:
-        raise OpmlError(f"not XML: {exc}") from exc
+        raise OpmlError(gettext("not XML: %(error)s") % {"error": exc}) from exc
     if not isinstance(root.tag, str) or etree.QName(root).localname != "opml":
-        raise OpmlError("not OPML: the document's root is not <opml>")
+        raise OpmlError(gettext("not OPML: the document's root is not <opml>"))
     found: list[Outline | tuple[int, str, str]] = []
     for element in root.iter("{*}outline"):
         raw_url = element.get("xmlUrl", element.get("xmlurl"))
@@ -74,7 +78,8 @@ def opml_outlines(data: bytes) -> list[Outline | tuple[int, str, str]]:
         label = clean_text(element.get("title") or element.get("text") or "", max_length=200)
         url = clean_url(raw_url)
         if not url:
-            found.append((position, label or raw_url[:200], "not an absolute http(s) address"))
+            reason = gettext("not an absolute http(s) address")
+            found.append((position, label or raw_url[:200], reason))
             continue
         found.append(
             Outline(

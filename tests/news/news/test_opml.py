@@ -208,6 +208,8 @@ def test_one_bad_outline_is_refused_and_the_others_are_added(tmp_path):
     assert "2 added, 0 already registered, 3 refused" in out.getvalue()
     assert "outline 2 (Skript)" in err.getvalue()
     assert "outline 3 (Lokal fil)" in err.getvalue()
+    # The operator's command speaks English whatever the service's language.
+    assert "not an absolute http(s) address" in err.getvalue()
 
 
 @pytest.mark.parametrize(
@@ -269,6 +271,17 @@ def test_an_editor_imports_and_exports_in_the_admin(editor_client, make_feed):
 
     broken = editor_client.post("/admin/news/feed/import-opml/", {"file": io.BytesIO(b"<x/>")})
     assert "Filen kunde inte läsas som OPML" in broken.content.decode()
+    assert "inte OPML: dokumentets rot är inte &lt;opml&gt;" in broken.content.decode()
+
+    mixed = editor_client.post(
+        "/admin/news/feed/import-opml/",
+        {
+            "file": io.BytesIO(
+                b'<opml version="2.0"><body><outline text="Skript" xmlUrl="javascript:x"/></body></opml>'
+            )
+        },
+    )
+    assert "Skript): inte en fullständig http(s)-adress" in mixed.content.decode()
 
     exported = editor_client.get("/admin/news/feed/export-opml/")
     assert exported.status_code == 200

@@ -6,7 +6,7 @@ as given, unfetched (a source that is down right now; the podcast feed is never 
 """
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, no_translations
 from django.core.validators import URLValidator
 
 from news_site.news import discovery
@@ -30,6 +30,8 @@ class Command(BaseCommand):
             help="Register URL as the feed's address without fetching it now.",
         )
 
+    # An operator's command speaks English; the admin shows the same reasons in Swedish.
+    @no_translations
     def handle(self, *args, **options):
         url = options["url"]
         try:

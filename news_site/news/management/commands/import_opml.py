@@ -3,7 +3,7 @@
 import sys
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, no_translations
 
 from news_site.news.opml import OpmlError, opml_import
 
@@ -17,6 +17,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path, help="The OPML file ('-' reads standard input).")
 
+    # An operator's command speaks English; the admin shows the same reasons in Swedish.
+    @no_translations
     def handle(self, *args, **options):
         path: Path = options["file"]
         try:
