@@ -15,6 +15,7 @@ from typing import Any
 from csp.middleware import CSPMiddleware, PolicyParts
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.utils.translation import ngettext
 
 from shared.env import Rate
 from shared.http import client_network
@@ -49,8 +50,14 @@ def login_attempts_limited(
             retry_after = _login_retry_after(request)
             if retry_after:
                 minutes = math.ceil(retry_after / 60)
+                # In the admin's language (the news admin's catalogue has it in Swedish).
+                text = ngettext(
+                    "Too many login attempts. Try again in %(minutes)d minute.",
+                    "Too many login attempts. Try again in %(minutes)d minutes.",
+                    minutes,
+                ) % {"minutes": minutes}
                 return HttpResponse(
-                    f"Too many login attempts. Try again in {minutes} minute(s).\n",
+                    text + "\n",
                     status=429,
                     content_type="text/plain; charset=utf-8",
                     headers={"Retry-After": str(retry_after)},

@@ -6,3 +6,4 @@ from tests.shared.admin_login_checks import AdminLoginChecks
 
 class TestComplianceAdminLogin(AdminLoginChecks):
     admin_page = "/admin/access/apikey/"
+    limited_text = "Too many login attempts. Try again in"

@@ -53,9 +53,11 @@ def csrf_token(html: str) -> str:
 class AdminLoginChecks:
     """Staff only, CSRF on the login form, and login attempts limited per client address and
     username and per client address, also while Redis is down. A subclass names a page of its
-    admin that needs a login."""
+    admin that needs a login, and what its admin says when attempts are over the limit (in the
+    admin's language)."""
 
     admin_page: str
+    limited_text: str
 
     @pytest.fixture
     def browser(self) -> Iterator["AdminBrowser"]:
@@ -109,7 +111,7 @@ class AdminLoginChecks:
 
         assert limited.status_code == 429
         assert 0 < int(limited.headers["Retry-After"]) <= 15 * 60
-        assert "Too many login attempts" in limited.text
+        assert self.limited_text in limited.text
         assert browser.client.get("/admin/").status_code == 302
         # The form itself is still shown; only attempts count.
         assert browser.client.get("/admin/login/").status_code == 200

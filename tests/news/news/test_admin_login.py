@@ -10,3 +10,4 @@ pytestmark = pytest.mark.every_backend
 
 class TestNewsAdminLogin(AdminLoginChecks):
     admin_page = "/admin/news/entry/"
+    limited_text = "För många inloggningsförsök. Försök igen om"
