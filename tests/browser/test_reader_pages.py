@@ -32,6 +32,13 @@ def _shot(page, name: str) -> None:
     page.screenshot(path=str(SHOTS / f"reader-{name}.png"), full_page=True)
 
 
+def _follow(page, link) -> None:
+    """Click a link or button and wait for the page it opens to finish loading: a click returns
+    once the navigation commits, when the new page's cards may not be parsed yet."""
+    link.click()
+    page.wait_for_load_state("load")
+
+
 def _fits_the_screen(page) -> None:
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], f"the page is {width}px wide on a {PHONE['width']}px screen"
@@ -66,14 +73,14 @@ def test_paging_goes_to_older_cards_and_back(quickstart: QuickStart, phone) -> N
     phone.goto(quickstart.news + "/")
     first_page = _card_links(phone)
 
-    phone.get_by_role("link", name="Äldre →").click()
+    _follow(phone, phone.get_by_role("link", name="Äldre →"))
 
     assert urlsplit(phone.url).query == "sida=2"
     second_page = _card_links(phone)
     assert second_page and not set(first_page) & set(second_page)
     _fits_the_screen(phone)
     _shot(phone, "home-page-2")
-    phone.get_by_role("link", name="← Nyare").click()
+    _follow(phone, phone.get_by_role("link", name="← Nyare"))
     assert _card_links(phone) == first_page
 
 
@@ -82,14 +89,14 @@ def test_a_story_card_opens_the_story_and_its_articles(quickstart: QuickStart, p
     story_link = phone.locator('.card h2 a[href^="/handelser/"]').first
     title = story_link.inner_text()
 
-    story_link.click()
+    _follow(phone, story_link)
 
     assert phone.locator("h1").inner_text() == title
     articles = phone.locator(".card h2 a")
     assert articles.count() >= 2
     _fits_the_screen(phone)
     _shot(phone, "story")
-    articles.first.click()
+    _follow(phone, articles.first)
     assert urlsplit(phone.url).path.startswith("/entries/")
     assert phone.get_by_role("link", name=title).count() == 1
 
@@ -98,8 +105,8 @@ def test_an_article_page_has_the_summary_and_the_way_to_the_original(
     quickstart: QuickStart, phone
 ) -> None:
     phone.goto(quickstart.news + "/")
-    phone.locator('.card h2 a[href^="/handelser/"]').first.click()
-    phone.locator('.card h2 a[href^="/entries/"]').first.click()
+    _follow(phone, phone.locator('.card h2 a[href^="/handelser/"]').first)
+    _follow(phone, phone.locator('.card h2 a[href^="/entries/"]').first)
 
     article = phone.locator("article")
     assert article.locator("h1").inner_text().strip()
@@ -116,7 +123,7 @@ def test_a_guide_is_a_page_of_its_own(quickstart: QuickStart, phone) -> None:
     guide = phone.locator("main li a").first
     title = guide.inner_text()
 
-    guide.click()
+    _follow(phone, guide)
 
     assert phone.locator("h1").inner_text() == title
     assert phone.locator("article h2").count() >= 1
@@ -129,7 +136,7 @@ def test_the_search_box_finds_articles(quickstart: QuickStart, phone) -> None:
     phone.goto(quickstart.news + "/")
 
     phone.get_by_role("searchbox", name="Sök bland nyheterna").fill("AirPods")
-    phone.get_by_role("button", name="Sök").click()
+    _follow(phone, phone.get_by_role("button", name="Sök"))
 
     assert urlsplit(phone.url).path == "/sok"
     assert phone.locator("h1").inner_text() == "Sökning: AirPods"
