@@ -94,3 +94,25 @@ def test_an_edited_article_is_marked_for_a_new_summary(server, private_fetching,
 
     entry = Entry.objects.get()
     assert entry.summary_fingerprint != entry.content_fingerprint
+
+
+@pytest.mark.parametrize("carried", [5, 45])
+def test_items_carried_over_unchanged_cost_no_statement(
+    server, private_fetching, make_feed, rss, django_assert_max_num_queries, carried
+):
+    """A document mostly repeats what it carried last time: the statements of its next fetch
+    do not grow with the number of carried items, only the new ones are written."""
+    old = [_item(str(n), f"https://mac.example/{n}") for n in range(carried)]
+    server.respond("/feed.xml", body=rss(old))
+    feed = make_feed(url=server.url("/feed.xml"))
+    feed_refresh(feed=feed)
+    new = [_item(f"new-{n}", f"https://mac.example/new-{n}") for n in range(5)]
+    server.respond("/feed.xml", body=rss(new + old))
+
+    # The feed's row, the lookup of the document's keys, the new items (three statements),
+    # the feed's validators and health: far fewer than one statement per carried item.
+    with django_assert_max_num_queries(15):
+        refresh = feed_refresh(feed=feed)
+
+    assert refresh.entries_new == 5
+    assert Entry.objects.filter(feed=feed).count() == carried + 5
