@@ -50,6 +50,10 @@ class StoryText:
     by_model: bool
 
 
+# What a story's text is made of, per member: id, title, summary_original, summary_translated.
+MemberText = tuple[int, str, str, str]
+
+
 @dataclass(frozen=True)
 class TextsWritten:
     """What stories_write did: texts written, and how many of them by the model."""
@@ -104,25 +108,41 @@ def _summary(entry: Entry) -> str:
 def stories_write(*, stories: QuerySet[Story], model: ChatModel | None) -> TextsWritten:
     """Write the text of every story whose members changed since its text was written, and
     upgrade offline texts of multi-source stories when a model is configured. A story of one
-    article is that article: it never costs a model call. Members are read 500 stories at a
-    time, offline texts written in bulk."""
+    article is that article: it never costs a model call. Stories are read 500 at a time: first
+    the four columns of their members that a text is made of (a run that changed nothing reads
+    no more), then the whole members of the stories whose text is due; offline texts are
+    written in bulk."""
     written_count = by_model = 0
-    ordered = list(stories.filter(entries_count__gt=0).order_by("-updated_at", "-id"))
+    ordered = list(
+        stories.filter(entries_count__gt=0)
+        # Vectors and names are clustering's, not the text's: not read here.
+        .defer("centroid", "entities")
+        .order_by("-updated_at", "-id")
+    )
     for start in range(0, len(ordered), _WRITE_CHUNK):
         chunk = ordered[start : start + _WRITE_CHUNK]
+        texts_of: dict[int, list[MemberText]] = defaultdict(list)
+        for story_id, *member in selectors.stories_member_texts(story_ids=[s.pk for s in chunk]):
+            texts_of[story_id].append(cast(MemberText, tuple(member)))
+        due: dict[int, str] = {}
+        for story in chunk:
+            texts = texts_of[story.pk]
+            if not texts:
+                continue
+            fingerprint = _members_fingerprint(texts)
+            upgrade = model is not None and len(texts) > 1 and not story.written_by_model
+            if fingerprint != story.text_fingerprint or upgrade:
+                due[story.pk] = fingerprint
         members_of: dict[int, list[Entry]] = defaultdict(list)
-        for entry in selectors.stories_members(story_ids=[story.pk for story in chunk]):
-            # Members of the stories asked for: story_id is set.
-            members_of[cast(int, entry.story_id)].append(entry)
+        if due:
+            for entry in selectors.stories_members(story_ids=list(due)):
+                # Members of the stories asked for: story_id is set.
+                members_of[cast(int, entry.story_id)].append(entry)
         written: list[Story] = []
         for story in chunk:
-            members = members_of[story.pk]
-            if not members:
+            if story.pk not in due:
                 continue
-            fingerprint = _members_fingerprint(members)
-            upgrade = model is not None and len(members) > 1 and not story.written_by_model
-            if fingerprint == story.text_fingerprint and not upgrade:
-                continue
+            members, fingerprint = members_of[story.pk], due[story.pk]
             text = None
             if model is not None and len(members) > 1:
                 try:
@@ -153,10 +173,6 @@ def _story_text_set(*, story: Story, text: StoryText, fingerprint: str) -> None:
     story.text_fingerprint = fingerprint
 
 
-def _members_fingerprint(members: list[Entry]) -> str:
+def _members_fingerprint(texts: list[MemberText]) -> str:
     """Changes when a member joins or a member's title or summaries change."""
-    return sha256(
-        "\n".join(
-            f"{e.pk}\t{e.title}\t{e.summary_original}\t{e.summary_translated}" for e in members
-        )
-    )
+    return sha256("\n".join("\t".join(map(str, text)) for text in texts))
