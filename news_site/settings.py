@@ -65,18 +65,26 @@ DATABASES = {"default": database(db_env="NEWS_DATABASE_URL", sqlite_name="news")
 # its follows, the content generation), each checked against a generation in `default`
 # (docs/api-performance.md). `pages`: rendered /api/v1 pages, at most 200 (a page of 100
 # entries is about 80 KB).
+# NEWS_PROCESS_COPIES=false keeps none of them (every request reads the database and Redis):
+# for measuring what a request costs without them (benchmarks/news_personal_bench.py).
+_PROCESS_COPIES = env_bool("NEWS_PROCESS_COPIES", True)
+_NO_COPIES = {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
 CACHES = {
     "default": cache("news"),
     "process": {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": "news-process",
         "OPTIONS": {"MAX_ENTRIES": 10_000},
-    },
+    }
+    if _PROCESS_COPIES
+    else _NO_COPIES,
     "pages": {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": "news-pages",
         "OPTIONS": {"MAX_ENTRIES": 200},
-    },
+    }
+    if _PROCESS_COPIES
+    else _NO_COPIES,
 }
 RATELIMIT_USE_CACHE = "default"
 SILENCED_SYSTEM_CHECKS = silenced_checks(uses_redis=bool(env_str("REDIS_URL")))

@@ -102,6 +102,9 @@ def _null(key: OrderKey) -> Q:
 
 
 def row_values(row: Any, keys: list[OrderKey]) -> list[Any]:
+    """The key values of `row`: a model, or a plain row of a values() query set."""
+    if isinstance(row, dict):
+        return [row[key.alias] for key in keys]
     return [getattr(row, key.alias) for key in keys]
 
 

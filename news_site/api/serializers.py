@@ -1,5 +1,6 @@
 """Shapes of /api/v1: query parameters in, resources out. One shape per resource."""
 
+import re
 from typing import Any, cast
 
 from django.urls import reverse
@@ -9,8 +10,9 @@ from rest_framework import serializers
 
 from news_site.accounts.services import EMAIL_MAX_LENGTH, email_normalize
 from news_site.api.cursors import MAX_CURSOR_LENGTH
-from news_site.news.cleaning import clean_url
+from news_site.news.cleaning import URL_MAX_LENGTH, clean_url
 from news_site.news.models import Entry, Story
+from news_site.news.selectors import EntryRow, TagRef, entry_tag_refs
 from news_site.podcasts.identifiers import EPISODE_ID_PATTERN
 
 LANGUAGES = ["sv", "en"]
@@ -154,22 +156,105 @@ class ContentSerializer(serializers.Serializer):
     translated = TranslatedContentSerializer()
 
 
+# A URL that clean_url returns as it is: http(s), a host without port or user, then only
+# characters that iri_to_uri keeps and that no client refuses (its _URI_UNSAFE). Ingest stores
+# URLs so; the whole of clean_url (about a fifth of a page's serializing) is left for the rest.
+_CLEAN_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?:[/?#][A-Za-z0-9._~!$&'()*+,;=:@/%?#-]*)?")
+
+
+def shown_url(value: str) -> str:
+    """clean_url(value), without its work for a URL already clean."""
+    if len(value) <= URL_MAX_LENGTH and _CLEAN_URL.fullmatch(value):
+        return value
+    return clean_url(value)
+
+
 # One instance for every entry: it reads the settings (format, time zone) once.
 _DATETIME = serializers.DateTimeField()
 
 
-def summary_in(entry: Entry, lang: str) -> str:
+def summary_in(row: EntryRow, lang: str) -> str:
     """The summary in `lang`: the Swedish one (sv), or the source's own when it is English."""
     if lang == "sv":
-        return entry.summary_translated
-    return entry.summary_original if entry.language.startswith("en") else ""
+        return row["summary_translated"]
+    return row["summary_original"] if row["language"].startswith("en") else ""
+
+
+def entry_representation(row: EntryRow, tags: list[TagRef], lang: str) -> dict[str, Any]:
+    """What EntrySerializer declares, built by hand: DRF's generic field machinery (a bound
+    field per attribute, per entry) cost most of the CPU of a 50-entry page. The one place an
+    entry's JSON is made, for a list's rows and for a model alike; the output is the same,
+    field by field and type by type, as the declared fields would give
+    (tests/news/api/test_entry_representation.py compares both)."""
+    return {
+        "id": row["id"],
+        # Rows may predate ingest's cleaning: the declared fields' rule, by hand.
+        "url": shown_url(row["url"]),
+        "main_image_url": shown_url(row["image_url"]),
+        "published_at": _DATETIME.to_representation(row["published"]),
+        "source_count": int(row["source_count"]),
+        "click_count": int(row["view_count"]),
+        "popularity_score": float(row["view_count"]),
+        "platform_relevant": bool(row["platform_relevant"]),
+        "feed": {"id": row["feed_id"], "title": row["feed_title"]},
+        "content": {
+            "original": {
+                "language": row["language"],
+                "title": row["title"],
+                "summary": row["summary_original"],
+            },
+            "translated": {"language": lang, "summary": summary_in(row, lang)},
+        },
+        "tags": tags,
+    }
+
+
+def _model_representation(entry: Entry, lang: str) -> dict[str, Any]:
+    # The prefetched tags (selectors fetch them ordered); .all() reuses that cache.
+    tags: list[TagRef] = [{"id": tag.pk, "name": tag.name} for tag in entry.tags.all()]
+    return entry_representation(_entry_row(entry), tags, lang)
+
+
+def _entry_row(entry: Entry) -> EntryRow:
+    """A model's values as the row a list reads (news.selectors.entry_rows)."""
+    return {
+        "id": entry.pk,
+        "url": entry.url,
+        "image_url": entry.image_url,
+        "language": entry.language,
+        "title": entry.title,
+        "summary_original": entry.summary_original,
+        "summary_translated": entry.summary_translated,
+        # Older records have no publication time; when we first listed them stands in.
+        "published": entry.published_at or entry.listed_at,
+        "platform_relevant": entry.platform_relevant,
+        "view_count": entry.view_count,
+        "source_count": entry.source_count,
+        "feed_id": entry.feed_id,
+        "feed_title": entry.feed.title,
+    }
+
+
+class EntryListSerializer(serializers.ListSerializer):
+    """Entries as models (a detail, a search, a story's entries) or, for the pages of the
+    lists, as the rows of news.selectors.entry_rows, whose tags are read here in one query
+    (as prefetch_related would have when the page was read)."""
+
+    def to_representation(self, data: Any) -> list[dict[str, Any]]:
+        items = list(data)
+        lang = self.context.get("lang", "sv")
+        if not items or not isinstance(items[0], dict):
+            return [_model_representation(entry, lang) for entry in items]
+        tags = entry_tag_refs(entry_ids=[row["id"] for row in items])
+        return [entry_representation(row, tags.get(row["id"], []), lang) for row in items]
 
 
 class EntrySerializer(serializers.Serializer):
+    # The declared fields are the schema; entry_representation builds the output.
     id = serializers.IntegerField()
     url = SafeURLField()
     main_image_url = CleanURLField(source="image_url", help_text="Empty when none.")
-    published_at = serializers.SerializerMethodField()
+    published_at = serializers.DateTimeField(read_only=True)
     source_count = serializers.IntegerField()
     click_count = serializers.IntegerField(
         source="view_count", help_text="Deprecated: article views (the entry detail endpoint)."
@@ -179,48 +264,14 @@ class EntrySerializer(serializers.Serializer):
     )
     platform_relevant = serializers.BooleanField()
     feed = FeedRefSerializer()
-    content = serializers.SerializerMethodField()
+    content = ContentSerializer(read_only=True)
     tags = TagRefSerializer(many=True)
 
-    # The declared fields above are the schema; the representation is built by hand below,
-    # because DRF's generic field machinery (a bound field per attribute, per entry) cost
-    # most of the CPU of a 50-entry page. The output is the same, field by field and type by
-    # type, as those fields would give; tests/news/api compare both.
-
-    @extend_schema_field(OpenApiTypes.DATETIME)
-    def get_published_at(self, entry: Entry) -> str:
-        # Older records have no publication time; when we first listed them stands in.
-        return _DATETIME.to_representation(entry.published_at or entry.listed_at)
-
-    @extend_schema_field(ContentSerializer)
-    def get_content(self, entry: Entry) -> dict[str, Any]:
-        lang = self.context.get("lang", "sv")
-        return {
-            "original": {
-                "language": entry.language,
-                "title": entry.title,
-                "summary": entry.summary_original,
-            },
-            "translated": {"language": lang, "summary": summary_in(entry, lang)},
-        }
+    class Meta:
+        list_serializer_class = EntryListSerializer
 
     def to_representation(self, entry: Entry) -> dict[str, Any]:
-        feed = entry.feed
-        return {
-            "id": entry.pk,
-            # Rows may predate ingest's cleaning: the declared fields' rule, by hand.
-            "url": clean_url(entry.url),
-            "main_image_url": clean_url(entry.image_url),
-            "published_at": self.get_published_at(entry),
-            "source_count": int(entry.source_count),
-            "click_count": int(entry.view_count),
-            "popularity_score": float(entry.view_count),
-            "platform_relevant": bool(entry.platform_relevant),
-            "feed": {"id": feed.pk, "title": feed.title},
-            "content": self.get_content(entry),
-            # The prefetched tags (selectors fetch them ordered); .all() reuses that cache.
-            "tags": [{"id": tag.pk, "name": tag.name} for tag in entry.tags.all()],
-        }
+        return _model_representation(entry, self.context.get("lang", "sv"))
 
 
 class FeedSerializer(serializers.Serializer):

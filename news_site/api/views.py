@@ -3,9 +3,11 @@ what they share is news_site.api.base, the pages they keep news_site.api.pages."
 
 import functools
 import hashlib
+from collections.abc import Callable
 from typing import Any, cast
 
 from django.conf import settings
+from django.db.models import QuerySet
 from django.http import HttpResponse, QueryDict
 from django.utils.cache import patch_cache_control
 from django.utils.functional import SimpleLazyObject
@@ -22,9 +24,11 @@ from news_site.api.base import AccountView, ApiView
 from news_site.api.envelopes import item_response
 from news_site.api.errors import InvalidParameter, NotFound, first_error
 from news_site.api.filters import StoryFilter
+from news_site.api.pages import ItemsQuery
 from news_site.api.services import entry_view_register
 from news_site.news import selectors
 from news_site.news.counts import feed_entry_counts_kept
+from news_site.news.models import Entry
 from news_site.news.selectors import entry_get, entry_list, entry_popular
 from news_site.podcasts import selectors as podcast_selectors
 from news_site.podcasts.links import episode_moved
@@ -76,13 +80,23 @@ def _validated(
 # Entries ---------------------------------------------------------------------------------
 
 
+def _rows(entries: Callable[[], QuerySet[Entry]]) -> ItemsQuery:
+    """A list of entries read as plain rows (news.selectors.entry_rows), which
+    EntrySerializer's list shapes without a model per entry, source and tag."""
+    return lambda: selectors.entry_rows(entries())
+
+
 class EntryListView(ApiView):
     @openapi.ENTRY_LIST_GET
     def get(self, request: Request) -> HttpResponse:
         params = _params(shapes.EntryListParams, request)
         entries = entry_popular if params["sort"] == "popular" else entry_list
         return self.page(
-            request, entries, shapes.EntrySerializer, params, shared_as=f"entries:{params['sort']}"
+            request,
+            _rows(entries),
+            shapes.EntrySerializer,
+            params,
+            shared_as=f"entries:{params['sort']}",
         )
 
 
@@ -91,7 +105,11 @@ class EntryPopularView(ApiView):
     def get(self, request: Request) -> HttpResponse:
         params = _params(shapes.ListParams, request)
         return self.page(
-            request, entry_popular, shapes.EntrySerializer, params, shared_as="entries:popular"
+            request,
+            _rows(entry_popular),
+            shapes.EntrySerializer,
+            params,
+            shared_as="entries:popular",
         )
 
 
@@ -104,11 +122,11 @@ class EntryFollowsView(AccountView):
         # other lists, under a name made of the sources.
         feed_ids = sorted(_followed(request))
         if not feed_ids:
-            return self.page(request, selectors.entry_none, shapes.EntrySerializer, params)
+            return self.page(request, _rows(selectors.entry_none), shapes.EntrySerializer, params)
         name = hashlib.blake2b(repr(feed_ids).encode(), digest_size=16).hexdigest()
         return self.page(
             request,
-            functools.partial(selectors.entry_followed_list, feed_ids=feed_ids),
+            _rows(functools.partial(selectors.entry_followed_list, feed_ids=feed_ids)),
             shapes.EntrySerializer,
             params,
             shared_as=f"follows:{name}",
@@ -209,7 +227,7 @@ class FeedEntriesView(ApiView):
         feed = _feed(feed_id)
         return self.page(
             request,
-            functools.partial(entry_list, feed=feed),
+            _rows(functools.partial(entry_list, feed=feed)),
             shapes.EntrySerializer,
             params,
             shared_as=f"feed:{feed.pk}",
@@ -260,7 +278,7 @@ class TagEntriesView(ApiView):
         tag = _tag(slug)
         return self.page(
             request,
-            functools.partial(entry_list, tag=tag),
+            _rows(functools.partial(entry_list, tag=tag)),
             shapes.EntrySerializer,
             params,
             shared_as=f"tag:{tag.pk}",
