@@ -25,9 +25,16 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from django.core.cache import caches
 from django.db.backends.postgresql.operations import DatabaseOperations as PostgresOperations
 from django.test import override_settings
+from hypothesis import settings as hypothesis_settings
 
 import shared.ratelimit
 from news_site.news.catalogues import catalogues_compile
+
+# No per-example time limit in any generated test: the suite runs on busy shared machines, where
+# one example waiting for a core says nothing about the code (what a test bounds, it bounds by
+# its own readiness waits). Tests still choose their own example counts.
+hypothesis_settings.register_profile("suite", deadline=None)
+hypothesis_settings.load_profile("suite")
 
 # Fixtures of every suite (tests/support/): the application in-process (`http`,
 # `served_queries`), a loopback HTTP server (`local_server`), a mail relay (`smtp_sink`) and the
