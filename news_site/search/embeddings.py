@@ -8,9 +8,10 @@ model's own `tokenizer.json`); pooling and normalisation are done here, as sente
 does them. No torch, transformers or sentence-transformers is installed or imported: the ONNX
 graph is built from the model's safetensors weights with the `onnx` package, once per model
 (news_site/search/onnx_export.py, run as a child process; the file is kept in
-NEWS_EMBEDDING_CACHE_DIR and made again when missing). tests/news/search/
-test_embeddings_reference.py checks that the vectors are the ones sentence-transformers
-gives (reference vectors written by scripts/reference_vectors.py).
+NEWS_EMBEDDING_CACHE_DIR and made again when missing), its linear layers in int8.
+tests/news/search/test_embeddings_reference.py checks that the builder's fp32 graph gives the
+vectors sentence-transformers gives (reference vectors written by
+scripts/reference_vectors.py) and that the int8 one stays within 0.02 in cosine of them.
 """
 
 import fcntl
