@@ -46,6 +46,8 @@ SCRIPTS: list[tuple[str, list[str], dict[str, str]]] = [
     ("news_hostile_bench", ["benchmarks/news_hostile_bench.py"], {}),
     # Beside tt-rss where it is installed (docs/benchmarks-ttrss.md); our figures alone elsewhere.
     ("news_ingest_bench", ["benchmarks/news_ingest_bench.py"], {}),
+    # The task worker's peak through a first pass (issue 24: <= 300 MB).
+    ("news_worker_rss", ["benchmarks/news_worker_rss.py"], {}),
     # A fresh clone to the `make run` banner (issue 26): time, CPU time, .venv size.
     ("install_bench", ["benchmarks/install_bench.py"], {}),
 ]

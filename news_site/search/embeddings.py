@@ -8,9 +8,10 @@ model's own `tokenizer.json`); pooling and normalisation are done here, as sente
 does them. No torch, transformers or sentence-transformers is installed or imported: the ONNX
 graph is built from the model's safetensors weights with the `onnx` package, once per model
 (news_site/search/onnx_export.py, run as a child process; the file is kept in
-NEWS_EMBEDDING_CACHE_DIR and made again when missing). tests/news/search/
-test_embeddings_reference.py checks that the vectors are the ones sentence-transformers
-gives (reference vectors written by scripts/reference_vectors.py).
+NEWS_EMBEDDING_CACHE_DIR and made again when missing), its linear layers in int8.
+tests/news/search/test_embeddings_reference.py checks that the builder's fp32 graph gives the
+vectors sentence-transformers gives (reference vectors written by
+scripts/reference_vectors.py) and that the int8 one stays within 0.02 in cosine of them.
 """
 
 import fcntl
@@ -36,9 +37,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-# Texts run through the model at once (sorted by length first, so a batch pads little).
-ENCODE_BATCH = 8
 
 # The model runs on one thread per process (its own pool of intra-op threads does the maths).
 # Concurrent searches queue for it (a worker per core, so they would only contend for that core
@@ -81,43 +79,30 @@ class SentenceEncoder:
     # on first use; only the model thread touches them.
     _shorter: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    def encode(
-        self, texts: list[str], *, batch_size: int = ENCODE_BATCH, max_tokens: int | None = None
-    ) -> "np.ndarray":
+    def encode(self, texts: list[str], *, max_tokens: int | None = None) -> "np.ndarray":
         """One L2-normalised float32 row per text (on the model thread), from at most
         `max_tokens` tokens of each (special tokens included; the model's own limit when
         None or larger)."""
         import numpy as np
 
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
-        if not texts:
-            return out
-        encodings = self._tokenizer_for(max_tokens).encode_batch(texts)
-        # Texts of similar length go into one batch: a batch is padded to its longest text, and
-        # in arrival order one long text made every short one beside it cost as much.
-        order = np.argsort([len(encoding) for encoding in encodings], kind="stable")
         wanted = {node.name for node in self.session.get_inputs()}
-        for start in range(0, len(texts), batch_size):
-            chosen = order[start : start + batch_size]
-            batch = [encodings[i] for i in chosen]
-            width = max(len(encoding) for encoding in batch)
+        # One text per run of the model: the int8 graph quantises a layer's input with one
+        # scale over everything in the run (onnx_export), so a text batched with others would
+        # get a vector that depends on its neighbours and their padding. Batches of 8 had saved
+        # a seventh of the model's time (docs/benchmarks.md, "Ingest performance").
+        for row, encoding in enumerate(self._tokenizer_for(max_tokens).encode_batch(texts)):
             inputs = {
-                "input_ids": np.zeros((len(batch), width), dtype=np.int64),
-                "attention_mask": np.zeros((len(batch), width), dtype=np.int64),
-                "token_type_ids": np.zeros((len(batch), width), dtype=np.int64),
+                "input_ids": np.array([encoding.ids], dtype=np.int64),
+                "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
+                "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
             }
-            for row, encoding in enumerate(batch):
-                # Padding positions are masked out, so the pad token's id does not matter.
-                inputs["input_ids"][row, : len(encoding)] = encoding.ids
-                inputs["attention_mask"][row, : len(encoding)] = encoding.attention_mask
-                inputs["token_type_ids"][row, : len(encoding)] = encoding.type_ids
             (tokens,) = self.session.run(
                 None, {name: value for name, value in inputs.items() if name in wanted}
             )
             pooled = _pool(self.pooling, tokens, inputs["attention_mask"])
             # As torch.nn.functional.normalize (which sentence-transformers uses): eps 1e-12.
-            norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-            out[chosen] = pooled / norms
+            out[row] = pooled[0] / max(float(np.linalg.norm(pooled[0])), 1e-12)
         return out
 
     def _tokenizer_for(self, max_tokens: int | None) -> Any:

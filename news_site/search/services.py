@@ -24,8 +24,8 @@ from news_site.search.models import EntryEmbedding
 if TYPE_CHECKING:
     import numpy as np
 
-# Entries read and written per database round trip; the model itself runs them in smaller
-# batches (embeddings.ENCODE_BATCH), so memory stays flat whatever the backlog.
+# Entries read and written per database round trip; the model itself runs them one text at a
+# time (embeddings.SentenceEncoder.encode), so memory stays flat whatever the backlog.
 _BATCH = 256
 # Vectors of the run's latest distinct texts kept for the entries after them (1.5 kB each).
 _RECENT_TEXTS = 4096

@@ -1,9 +1,12 @@
 """The embedding step: only entries that need a vector are embedded, a batch at a time, and
-batching by length gives every text its own vector back."""
+every text gets its own vector back whatever else is embedded with it."""
 
 import numpy as np
 import pytest
 from django.utils import timezone
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from news_site.search import services
 from news_site.search.embeddings import model_name, texts_embed
@@ -41,22 +44,43 @@ def test_only_entries_without_a_current_vector_are_embedded(
     assert all(stored[row.entry_id] == row.updated_at for row in unchanged)
 
 
-def test_batches_sorted_by_length_give_each_text_its_own_vector(semantic):
-    from news_site.search.embeddings import _model, on_model_thread
+# Texts as entries and queries have them: Swedish and English, a title alone, a long lead the
+# 64-token cut shortens, an empty string; and any text at all.
+SAMPLES = [
+    "kort",
+    "Apple Watch",
+    "iPad mini får OLED-skärm enligt nya uppgifter från leverantörskedjan",
+    "A much longer text about the battery life of the new iPhone and its charger " * 4,
+    "Apple släpper iOS 27\nUppdateringen rättar fel.\nThe update fixes bugs.",
+    "",
+]
+any_text = st.sampled_from(SAMPLES) | st.text(max_size=300)
 
-    encoder = _model()
-    texts = [
-        "kort",
-        "A much longer text about the battery life of the new iPhone and its charger " * 4,
-        "Apple Watch",
-        "iPad mini får OLED-skärm enligt nya uppgifter från leverantörskedjan",
-        "",
-    ]
-    together = on_model_thread(lambda: encoder.encode(texts, batch_size=2))
-    one_by_one = np.vstack([on_model_thread(lambda t=t: encoder.encode([t])) for t in texts])
 
-    assert together.shape == (5, 384)
-    np.testing.assert_allclose(together, one_by_one, atol=1e-5)
+@given(
+    text=any_text,
+    neighbours=st.lists(any_text, max_size=12),
+    position=st.integers(min_value=0),
+    max_tokens=st.sampled_from([None, 64]),
+)
+@hypothesis_settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+def test_a_texts_vector_does_not_depend_on_its_batch_neighbours(
+    semantic, text, neighbours, position, max_tokens
+):
+    # The int8 graph quantises each run's input with one scale over the whole run: a text that
+    # shared a run with others (or their padding) would get another vector than alone.
+    alone = texts_embed([text], max_tokens=max_tokens)[0]
+    batch = list(neighbours)
+    batch.insert(position % (len(batch) + 1), text)
+
+    vectors = texts_embed(batch, max_tokens=max_tokens)
+
+    for row in np.flatnonzero([candidate == text for candidate in batch]):
+        np.testing.assert_allclose(vectors[row], alone, atol=1e-6)
 
 
 def test_embedding_text_holds_title_and_both_summaries(make_feed, make_entry):
