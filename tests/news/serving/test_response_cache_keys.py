@@ -110,7 +110,9 @@ queries = st.lists(pair, max_size=5).map("&".join)
 # A path no surface declares, and one whose declaration (`items`, news_site/cache_keys.py) is
 # not what this view reads: the kept copies must be right either way.
 @pytest.mark.parametrize("path", ["/list.json", "/entries.json"])
-@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(queries, min_size=2, max_size=8))
 def test_a_kept_copy_answers_only_what_the_view_would_have_answered(path, asked):
     """Whatever the queries (spellings, escapes, repeats, parameters read only sometimes), each
