@@ -84,7 +84,9 @@ class RunProd:
 
     def __init__(self, edge_limits: bool) -> None:
         suffix = uuid.uuid4().hex[:8]
-        self.databases = [f"burst_news_{suffix}", f"burst_compliance_{suffix}"]
+        # Named after BENCH_NEWS_DB when set, so that a run on a shared server is known as its own.
+        owner = os.environ.get("BENCH_NEWS_DB", "burst")
+        self.databases = [f"{owner}_news_{suffix}", f"{owner}_compliance_{suffix}"]
         self.ports = {
             name: free_port()
             for name in ("news", "compliance", "news_http", "compliance_http", "news_app", "c_app")

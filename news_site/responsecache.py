@@ -25,7 +25,8 @@ query as a whole is keyed on the raw query string). A parameter no view reads, s
 unique one an XHR library or a crawler adds to every request, is ignored for the key, so it
 cannot turn a kept page into a render; a parameter given twice is keyed on every value, in
 order, as Django hands them to the view. Until a page's first render has said what it reads,
-its requests are keyed on the raw query string.
+its requests are keyed on what its surface declares it reads (news_site/cache_keys.py, the
+list nginx keys on too), or on the raw query string for a path no surface declares.
 
 One request at a time refreshes an expired entry; meanwhile the others get the expired copy,
 which is still within the `max-age` the application gave it. A page with no copy yet (a
@@ -57,6 +58,7 @@ from django.core.exceptions import TooManyFieldsSent
 from django.http import QueryDict
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from news_site.cache_keys import plain, surface_reads
 from shared.query_reads import ALL, RESPONSE_HEADER
 
 MAX_ENTRIES = 2000
@@ -119,15 +121,16 @@ class PublicResponseCache:
             return
         headers = _request_headers(scope)
         page = (scope.get("scheme", "http"), headers.get(b"host", b"").lower(), scope["path"])
-        reads = self.query_reads.get(page)
-        if reads is not None:
+        # The path as sent, as nginx matches it (scope["path"] is decoded).
+        declared = surface_reads(scope.get("raw_path", scope["path"].encode()).decode("latin-1"))
+        if page in self.query_reads:
             self.query_reads.move_to_end(page)
-        base = (*page, _query_key(scope["query_string"], reads))
+        base = (*page, _query_key(scope["query_string"], self._reads(page, declared)))
         scope = {
             **scope,
             "headers": [*_without(scope["headers"], _REPORT_READS), (_REPORT_READS, b"1")],
         }
-        send = self._kept_out_of_proxy_caches(page, scope["query_string"], send)
+        send = self._kept_out_of_proxy_caches(page, declared, scope["query_string"], send)
         key, served = await self._serve_copy(base, headers, send)
         if served:
             return
@@ -138,7 +141,7 @@ class PublicResponseCache:
                 await asyncio.wait_for(rendering.wait(), FIRST_RENDER_WAIT_SECONDS)
             # Looked up again: the render may have taught what the path varies on and which
             # query parameters its view reads.
-            base = (*page, _query_key(scope["query_string"], self.query_reads.get(page)))
+            base = (*page, _query_key(scope["query_string"], self._reads(page, declared)))
             key, served = await self._serve_copy(base, headers, send)
             if served:
                 return
@@ -182,6 +185,11 @@ class PublicResponseCache:
             elif not kept:
                 self.not_kept.move_to_end(key)
 
+    def _reads(self, page: tuple, declared: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        """What the page's view reads: as its last render said, else as its surface declares
+        (None: not known)."""
+        return self.query_reads.get(page, declared)
+
     def _cacheable_request(self, scope: Scope) -> bool:
         return (
             self.seconds > 0
@@ -218,19 +226,32 @@ class PublicResponseCache:
 
         return record
 
-    def _kept_out_of_proxy_caches(self, page: tuple, query: bytes, send: Send) -> Send:
-        """`send`, telling nginx not to keep an answer asked with a parameter its view does not
-        read (`X-Accel-Expires: 0`; nginx does not pass the header on). nginx keys on the whole
-        URI, so a cache-busting burst wrote one more copy of the same page to its disk for
-        every request and pushed real pages out of its cache; this cache answers such requests
-        from its own copy instead. Checked at the answer: a first render has learnt the reads
-        by then."""
+    def _kept_out_of_proxy_caches(
+        self, page: tuple, declared: tuple[str, ...] | None, query: bytes, send: Send
+    ) -> Send:
+        """`send`, telling nginx not to keep an answer (`X-Accel-Expires: 0`; nginx does not
+        pass the header on) that it would keep under a key other requests share wrongly, or
+        once per cache-busting parameter.
+
+        nginx keys a query its surface declares plain on the declared parameters' values
+        (news_site/cache_keys.py): such an answer may be kept when the view read nothing else,
+        so every request under that key gets the view's own answer even if a view and its
+        declaration part (tests compare them). Any other query nginx keys on the whole URI: an
+        answer asked with a parameter its view does not read is not kept there, since a
+        cache-busting burst would write one more copy of the same page to nginx's disk per
+        request and push real pages out; this cache answers those from its own copy. Checked at
+        the answer: a first render has learnt the reads by then."""
+        normalised = declared is not None and plain(declared, query.decode("latin-1"))
 
         async def sending(message: Message) -> None:
-            if message["type"] == "http.response.start" and _unread_parameter(
-                query, self.query_reads.get(page)
-            ):
-                message = {**message, "headers": [*message["headers"], _NOT_FOR_PROXY_CACHES]}
+            if message["type"] == "http.response.start":
+                reads = self._reads(page, declared)
+                if normalised:
+                    refused = not _read_within(reads, declared)
+                else:
+                    refused = _unread_parameter(query, reads)
+                if refused:
+                    message = {**message, "headers": [*message["headers"], _NOT_FOR_PROXY_CACHES]}
             await send(message)
 
         return sending
@@ -318,6 +339,16 @@ def _request_headers(scope: Scope) -> dict[bytes, bytes]:
 
 def _without(headers: list[tuple[bytes, bytes]], name: bytes) -> list[tuple[bytes, bytes]]:
     return [(n, v) for n, v in headers if n.lower() != name]
+
+
+def _read_within(reads: tuple[str, ...] | None, declared: tuple[str, ...] | None) -> bool:
+    """Whether the view read only parameters its surface declares."""
+    return (
+        reads is not None
+        and declared is not None
+        and ALL not in reads
+        and set(reads) <= set(declared)
+    )
 
 
 def _unread_parameter(query: bytes, reads: tuple[str, ...] | None) -> bool:
