@@ -87,11 +87,8 @@ class SentenceEncoder:
 
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
         wanted = {node.name for node in self.session.get_inputs()}
-        # One text per run of the model: the int8 graph quantises a layer's input with one
-        # scale over everything in the run (onnx_export), so a text batched with others would
-        # get a vector that depends on its neighbours and their padding. Batches of 8 had saved
-        # a seventh of the model's time (docs/benchmarks.md, "Ingest performance").
-        for row, encoding in enumerate(self._tokenizer_for(max_tokens).encode_batch(texts)):
+
+        def run(row: int, encoding: Any) -> None:
             inputs = {
                 "input_ids": np.array([encoding.ids], dtype=np.int64),
                 "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
@@ -103,6 +100,21 @@ class SentenceEncoder:
             pooled = _pool(self.pooling, tokens, inputs["attention_mask"])
             # As torch.nn.functional.normalize (which sentence-transformers uses): eps 1e-12.
             out[row] = pooled[0] / max(float(np.linalg.norm(pooled[0])), 1e-12)
+
+        # One text per run of the model: the int8 graph quantises a layer's input with one
+        # scale over everything in the run (onnx_export), so a text batched with others would
+        # get a vector that depends on its neighbours and their padding. Batches of 8 had saved
+        # a seventh of the model's time (docs/benchmarks.md, "Ingest performance"). A run of
+        # one short text is too small to split across cores, so a batch's texts run side by
+        # side instead, one per model thread (ONNX Runtime releases the GIL while it runs).
+        encodings = list(enumerate(self._tokenizer_for(max_tokens).encode_batch(texts)))
+        if _threads == 1 or len(encodings) == 1:
+            for row, encoding in encodings:
+                run(row, encoding)
+        else:
+            with ThreadPoolExecutor(_threads, thread_name_prefix="embedding-run") as runs:
+                # list(): the first exception of a run is raised here.
+                list(runs.map(lambda item: run(*item), encodings))
         return out
 
     def _tokenizer_for(self, max_tokens: int | None) -> Any:
@@ -243,11 +255,10 @@ def _session(graph: Path) -> Any:
     )
 
     options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = _threads
+    # Each run on one thread: texts run side by side (SentenceEncoder.encode), which kept both
+    # cores of an ingest busy where splitting one short text's operators across them did not.
+    options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
-    # Between two operators the pool's threads sleep rather than spin: a spinning thread takes
-    # a core from the database and the other processes of a busy host.
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 3
     try:
         return onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
@@ -255,8 +266,8 @@ def _session(graph: Path) -> Any:
         raise UnsupportedModel(f"ONNX Runtime cannot run {graph}: {exc}") from exc
 
 
-# Model threads of this process: every core for the task worker's and `ingest`'s batches; web
-# workers run on one (web_worker_prepare).
+# Texts the model runs at once in this process: one per core for the task worker's and
+# `ingest`'s batches; web workers run one (web_worker_prepare).
 _threads = os.cpu_count() or 1
 _LOAD_CALLS: set[str] = set()
 
