@@ -1,6 +1,6 @@
 """Benchmark of the news service's hot read paths with 100,000 entries in PostgreSQL.
 
-In one run, for /entries.json, /entries/:id.md and /entries.rss:
+In one run, for /entries.json, /api/v1/entries, /entries/:id.md and /entries.rss:
 - the ceiling: nginx serving the same response bytes as static files, over TLS;
 - gunicorn (2 workers) straight;
 - the deploy stack: nginx with deploy/nginx/news.conf (TLS, its cache) in front of that
@@ -203,6 +203,7 @@ http {{
         ssl_certificate_key {key};
         root {work / "static"};
         location = /entries.json {{ default_type application/json; }}
+        location = /api-entries.json {{ default_type application/json; }}
         location = /entry.md {{ default_type "text/markdown; charset=utf-8"; }}
         location = /entries.rss {{ default_type application/rss+xml; }}
     }}
@@ -244,6 +245,7 @@ def main() -> int:
     entry_id = database_fill(args.entries)
     paths = {
         "/entries.json": "/entries.json",
+        "/api/v1/entries": "/api-entries.json",
         f"/entries/{entry_id}.md": "/entry.md",
         "/entries.rss": "/entries.rss",
     }
