@@ -35,6 +35,21 @@ def ensure_wrk() -> str:
     return path
 
 
+# Lua that sums the checks of every thread and prints them as wrk() reads them. It goes after a
+# `check` script whose `setup` keeps its threads in a `threads` local and whose threads count
+# `checked` and `wrong`.
+CHECKED_TOTALS = """
+function done(summary, latency, requests)
+  local total, bad = 0, 0
+  for _, thread in ipairs(threads) do
+    total = total + thread:get("checked")
+    bad = bad + thread:get("wrong")
+  end
+  io.write(string.format("checked answers: %d wrong: %d\\n", total, bad))
+end
+"""
+
+
 def wrk(
     url: str,
     *,

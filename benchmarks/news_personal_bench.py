@@ -50,7 +50,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks import news_bench  # noqa: E402
-from benchmarks.loadgen import LoadResult, ensure_wrk, wrk  # noqa: E402
+from benchmarks.loadgen import CHECKED_TOTALS, LoadResult, ensure_wrk, wrk  # noqa: E402
 from benchmarks.results import Figure, record  # noqa: E402
 from benchmarks.ttrss import LOGIN, TtRss  # noqa: E402
 
@@ -253,14 +253,6 @@ function response(status, headers, body)
     wrong = wrong + 1
   end
 end
-function done(summary, latency, requests)
-  local total, bad = 0, 0
-  for _, thread in ipairs(threads) do
-    total = total + thread:get("checked")
-    bad = bad + thread:get("wrong")
-  end
-  io.write(string.format("checked answers: %%d wrong: %%d\\n", total, bad))
-end
 """
 
 
@@ -273,14 +265,18 @@ def load(port: int, path: str, callers: list[Caller], args: argparse.Namespace) 
     answer checked; a wrong or missing answer stops the benchmark."""
     # An entry opens with its id and url; a source of /feeds with its id and title.
     item = '{"id":(%d+),"title":' if path == PATHS["feeds"] else '{"id":(%d+),"url":'
-    script = ROTATION % {
-        "path": lua(path),
-        "tokens": ",".join(lua(caller.token) for caller in callers),
-        "expected": ",".join(
-            lua(",".join(str(i) for i in expected_ids(path, caller))) for caller in callers
-        ),
-        "item": lua(item),
-    }
+    script = (
+        ROTATION
+        % {
+            "path": lua(path),
+            "tokens": ",".join(lua(caller.token) for caller in callers),
+            "expected": ",".join(
+                lua(",".join(str(i) for i in expected_ids(path, caller))) for caller in callers
+            ),
+            "item": lua(item),
+        }
+        + CHECKED_TOTALS
+    )
     result = wrk(
         f"https://127.0.0.1:{port}{path}",
         seconds=args.seconds,
