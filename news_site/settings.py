@@ -63,8 +63,9 @@ DATABASES = {"default": database(db_env="NEWS_DATABASE_URL", sqlite_name="news")
 # Redis when REDIS_URL is set (shared by every process), else a per-process cache.
 # `process`: this process's own copies of what a Bearer request reads on every call (its token,
 # its follows, the content generation), each checked against a generation in `default`
-# (docs/api-performance.md). `pages`: rendered /api/v1 pages, at most 200 (a page of 100
-# entries is about 80 KB).
+# (docs/api-performance.md). `pages`: rendered /api/v1 pages, at most 1,000: each distinct
+# follow set reads its own page, and at 200 the pages of 200 readers pushed each other out (a
+# page of 50 entries is about 42 KB, of 100 about 80 KB: 80 MB at most).
 # NEWS_PROCESS_COPIES=false keeps none of them (every request reads the database and Redis):
 # for measuring what a request costs without them (benchmarks/news_personal_bench.py).
 _PROCESS_COPIES = env_bool("NEWS_PROCESS_COPIES", True)
@@ -81,7 +82,7 @@ CACHES = {
     "pages": {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": "news-pages",
-        "OPTIONS": {"MAX_ENTRIES": 200},
+        "OPTIONS": {"MAX_ENTRIES": 1_000},
     }
     if _PROCESS_COPIES
     else _NO_COPIES,

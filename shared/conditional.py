@@ -23,7 +23,7 @@ from datetime import datetime
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.cache import get_conditional_response, set_response_etag
-from django.utils.http import http_date, parse_http_date_safe
+from django.utils.http import http_date, parse_http_date_safe, quote_etag
 
 from shared import cache
 
@@ -33,6 +33,11 @@ _REPEATED_ON_304 = ("X-Poll-Interval",)
 # How long a URL's body is remembered; past it (or evicted) the next answer is dated anew.
 OBSERVED_SECONDS = 7 * 24 * 3600
 _KEY = "conditional:observed:{}"
+
+
+def body_etag(body: bytes) -> str:
+    """The strong ETag of a body, as Django's set_response_etag makes it."""
+    return quote_etag(hashlib.md5(body, usedforsecurity=False).hexdigest())
 
 
 def conditional_response(
@@ -76,9 +81,15 @@ def _observed(request: HttpRequest, response: HttpResponse) -> int:
     # what the view read, shared/query_reads.py): this bookkeeping does not shape the body, so
     # it must not make every parameter part of the response cache's key.
     query = dict.get(request.META, "QUERY_STRING", "")
-    url = f"{request.get_host()}{request.path}?{query}\n{headers}"
-    key = _KEY.format(hashlib.blake2b(url.encode(), digest_size=16).hexdigest())
-    etag = response["ETag"]
+    return first_answered(
+        f"{request.get_host()}{request.path}?{query}\n{headers}", response["ETag"]
+    )
+
+
+def first_answered(name: str, etag: str) -> int:
+    """When the answer called `name` (a URL with the headers it varies on, or any name that
+    identifies one answer) was first `etag`, in whole seconds: now for a new body."""
+    key = _KEY.format(hashlib.blake2b(name.encode(), digest_size=16).hexdigest())
     now = int(time.time())
     seen = cache.value_read(key)
     if isinstance(seen, tuple) and seen[0] == etag:

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.http import HttpResponse
 from django.utils.cache import patch_cache_control, patch_vary_headers
+from django.utils.http import http_date
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.request import Request
@@ -89,7 +90,7 @@ class ApiView(APIView):
     ) -> HttpResponse:
         """One page of `items()`, the same for every caller: kept and served to every caller
         asking for it when named by `shared_as` (news_site.api.pages.page_bytes)."""
-        body = page_bytes(
+        rendered = page_bytes(
             view=self,
             request=request,
             items=items,
@@ -98,7 +99,13 @@ class ApiView(APIView):
             shared_as=shared_as,
             context=context,
         )
-        return HttpResponse(body, content_type=request.accepted_renderer.media_type)
+        response = HttpResponse(rendered.body, content_type=request.accepted_renderer.media_type)
+        # shared.conditional answers 304s with these, and makes them only for a page without.
+        if rendered.etag is not None:
+            response["ETag"] = rendered.etag
+        if rendered.first_answered is not None:
+            response["Last-Modified"] = http_date(rendered.first_answered)
+        return response
 
     def page_completed(
         self,

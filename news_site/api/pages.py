@@ -7,10 +7,10 @@ responses: an editor's change or an ingest shows at once, a view count or a stor
 count within NEWS_RESPONSE_CACHE_SECONDS, and a Bearer request (which no response cache may
 answer) costs its token check instead of queries and JSON.
 
-Two kinds of page, one function each: page_bytes keeps the rendered body, served to every
-caller as it is; page_items keeps the serialized items, which the view completes per caller
-(whether the caller follows each source). A page of a list named by no `shared_as` is made
-for each request.
+Two kinds of page, one function each: page_bytes keeps the rendered body with its validators
+(ETag, Last-Modified), served to every caller as it is; page_items keeps the serialized items,
+which the view completes per caller (whether the caller follows each source). A page of a list
+named by no `shared_as` is made for each request.
 """
 
 import hashlib
@@ -27,8 +27,21 @@ from rest_framework.views import APIView
 from news_site.api.envelopes import PageNumberEnvelope
 from news_site.news.generation import content_generation
 from shared import cache as shared_cache
+from shared.conditional import body_etag, first_answered
 
 ItemsQuery = Callable[[], QuerySet]
+
+
+@dataclass(frozen=True)
+class RenderedPage:
+    """A rendered page and, for a named list, its validators: made with the body, so that a
+    kept page is served without hashing it or asking the shared cache when it was first
+    answered (shared.conditional does both for a response that has neither)."""
+
+    body: bytes
+    etag: str | None = None
+    # When the named page was first this body, in seconds since the epoch.
+    first_answered: int | None = None
 
 
 @dataclass(frozen=True)
@@ -49,24 +62,32 @@ def page_bytes(
     params: dict[str, Any],
     shared_as: str | None = None,
     context: dict[str, Any] | None = None,
-) -> bytes:
+) -> RenderedPage:
     """The rendered page of `items()`, a query set built only when the page is not kept
     (building one costs more than serving a kept page). `shared_as`: a name for the list that
     holds everything its content depends on besides the parameters."""
 
-    def render() -> bytes:
+    def render() -> RenderedPage:
         paginator = page_paginator(params, request)
         data = _serialized(view, request, paginator, items, serializer, params, context)
         response = paginator.get_paginated_response(data)
         # JSONRenderer, the API's only renderer (settings), renders bytes.
-        return cast(
+        body = cast(
             bytes,
             request.accepted_renderer.render(
                 response.data, request.accepted_media_type, view.get_renderer_context()
             ),
         )
+        if not shared_as:
+            return RenderedPage(body)
+        etag = body_etag(body)
+        # Named by what the page shows, not by who asked: one date for every caller of it.
+        name = _page_name(request, f"bytes:{shared_as}", params)
+        return RenderedPage(body, etag, first_answered(name, etag))
 
-    return _kept(_page_key(request, f"bytes:{shared_as}", params) if shared_as else None, render)
+    if not shared_as:
+        return render()
+    return _kept(_page_key(request, f"bytes:{shared_as}", params), render)
 
 
 def page_items(
@@ -134,11 +155,16 @@ def _page_key(request: Request, shared_as: str, params: dict[str, Any]) -> str |
     generation = content_generation()
     if generation is None:
         return None
+    return f"{_page_name(request, shared_as, params)}:{generation}"
+
+
+def _page_name(request: Request, shared_as: str, params: dict[str, Any]) -> str:
+    """The page of the list `shared_as` that these parameters ask for, whatever the content."""
     # The accepted media type carries the client's `indent`, which changes the bytes. A cursor
     # is any text the client sent: hashed, so that no character of it reaches the cache key.
     cursor = params.get("cursor") or ""
     cursor_hash = hashlib.blake2b(cursor.encode(), digest_size=16).hexdigest() if cursor else ""
     return (
         f"{shared_as}:{params['page']}:{params['per_page']}:{params.get('lang')}:"
-        f"{cursor_hash}:{request.accepted_media_type}:{generation}"
+        f"{cursor_hash}:{request.accepted_media_type}"
     )
