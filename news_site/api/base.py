@@ -1,7 +1,6 @@
 """What every /api/v1 view shares: its permission, rate limits, cache headers, and lists
 answered from the pages kept in the process (news_site.api.pages)."""
 
-from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpResponse
@@ -10,11 +9,10 @@ from django.utils.http import http_date
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.request import Request
-from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from news_site.api.errors import ApiError
-from news_site.api.pages import ItemsQuery, page_bytes, page_items, page_paginator
+from news_site.api.pages import ItemsQuery, page_bytes
 from news_site.news.http import public
 from shared.env import Rate
 from shared.ratelimit import Usage, apply_headers, usage_check, usage_count
@@ -106,34 +104,6 @@ class ApiView(APIView):
         if rendered.first_answered is not None:
             response["Last-Modified"] = http_date(rendered.first_answered)
         return response
-
-    def page_completed(
-        self,
-        request: Request,
-        items: ItemsQuery,
-        serializer: type[serializers.Serializer],
-        params: dict[str, Any],
-        *,
-        shared_as: str,
-        personal: Callable[[dict[str, Any]], dict[str, Any]],
-        **context: Any,
-    ) -> Response:
-        """One page of `items()` whose items are everyone's, kept under `shared_as`
-        (news_site.api.pages.page_items), each completed by `personal` with what it shows the
-        caller alone."""
-        kept = page_items(
-            view=self,
-            request=request,
-            items=items,
-            serializer=serializer,
-            params=params,
-            shared_as=shared_as,
-            context=context,
-        )
-        paginator = page_paginator(params, request)
-        paginator.has_more = kept.has_more
-        paginator.next_cursor = kept.next_cursor
-        return paginator.get_paginated_response([personal(item) for item in kept.data])
 
 
 class AccountView(ApiView):

@@ -1,16 +1,15 @@
 """The pages /api/v1 keeps in each process.
 
 A page whose content is the same for every caller who asks for it (a list of entries has no
-per-user field) is made once and kept in this process's `pages` cache under the content
-generation (news_site.news.generation), as long as the anonymous response cache keeps whole
-responses: an editor's change or an ingest shows at once, a view count or a story's source
-count within NEWS_RESPONSE_CACHE_SECONDS, and a Bearer request (which no response cache may
-answer) costs its token check instead of queries and JSON.
+per-user field; a list that shows what the caller follows is named by the set it follows) is
+made once and kept in this process's `pages` cache under the content generation
+(news_site.news.generation), as long as the anonymous response cache keeps whole responses: an
+editor's change or an ingest shows at once, a view count or a story's source count within
+NEWS_RESPONSE_CACHE_SECONDS, and a Bearer request (which no response cache may answer) costs
+its token check instead of queries and JSON.
 
-Two kinds of page, one function each: page_bytes keeps the rendered body with its validators
-(ETag, Last-Modified), served to every caller as it is; page_items keeps the serialized items,
-which the view completes per caller (whether the caller follows each source). A page of a list
-named by no `shared_as` is made for each request.
+page_bytes keeps the rendered body with its validators (ETag, Last-Modified), served to every
+caller as it is. A page of a list named by no `shared_as` is made for each request.
 """
 
 import hashlib
@@ -42,15 +41,6 @@ class RenderedPage:
     etag: str | None = None
     # When the named page was first this body, in seconds since the epoch.
     first_answered: int | None = None
-
-
-@dataclass(frozen=True)
-class PageItems:
-    """One page's serialized items, whether a next page exists and its cursor."""
-
-    data: list[dict[str, Any]]
-    has_more: bool
-    next_cursor: str | None
 
 
 def page_bytes(
@@ -88,29 +78,6 @@ def page_bytes(
     if not shared_as:
         return render()
     return _kept(_page_key(request, f"bytes:{shared_as}", params), render)
-
-
-def page_items(
-    *,
-    view: APIView,
-    request: Request,
-    items: ItemsQuery,
-    serializer: type[serializers.Serializer],
-    params: dict[str, Any],
-    shared_as: str,
-    context: dict[str, Any] | None = None,
-) -> PageItems:
-    """The serialized items of a page of `items()` and whether a next page exists, kept like
-    page_bytes keeps a rendered page."""
-
-    def make() -> PageItems:
-        paginator = page_paginator(params, request)
-        data = _serialized(view, request, paginator, items, serializer, params, context)
-        return PageItems(
-            data=list(data), has_more=paginator.has_more, next_cursor=paginator.next_cursor
-        )
-
-    return _kept(_page_key(request, f"items:{shared_as}", params), make)
 
 
 def page_paginator(params: dict[str, Any], request: Request) -> PageNumberEnvelope:

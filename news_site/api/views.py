@@ -123,13 +123,12 @@ class EntryFollowsView(AccountView):
         feed_ids = sorted(_followed(request))
         if not feed_ids:
             return self.page(request, _rows(selectors.entry_none), shapes.EntrySerializer, params)
-        name = hashlib.blake2b(repr(feed_ids).encode(), digest_size=16).hexdigest()
         return self.page(
             request,
             _rows(functools.partial(selectors.entry_followed_list, feed_ids=feed_ids)),
             shapes.EntrySerializer,
             params,
-            shared_as=f"follows:{name}",
+            shared_as=f"follows:{_follow_set_name(feed_ids)}",
         )
 
 
@@ -180,6 +179,11 @@ def _followed(request: Request) -> set[int]:
     return caller_followed_feed_ids(caller=cast(Caller, request.auth))
 
 
+def _follow_set_name(feed_ids: set[int] | list[int]) -> str:
+    """A name for a set of followed sources, the same for every caller following exactly them."""
+    return hashlib.blake2b(repr(sorted(feed_ids)).encode(), digest_size=16).hexdigest()
+
+
 def _feed(feed_id: int):
     feed = selectors.feed_get(feed_id=feed_id)
     if feed is None:
@@ -194,19 +198,19 @@ def _feed_context(request: Request) -> dict[str, Any]:
 
 class FeedListView(ApiView):
     @openapi.FEED_LIST_GET
-    def get(self, request: Request) -> Response:
+    def get(self, request: Request) -> HttpResponse:
         params = _params(shapes.PageParams, request)
         followed = _followed(request)
-        # The sources with their counts are everyone's page; whether the caller follows each
-        # is added for the caller alone.
-        return self.page_completed(
+        # The sources with their counts, and which of them are followed: the same page for
+        # every caller following exactly these sources, so it is kept under a name made of
+        # them, as /entries/follows is.
+        return self.page(
             request,
             selectors.feed_list,
             shapes.FeedSerializer,
             params,
-            shared_as="feeds",
-            personal=lambda feed: {**feed, "is_following": feed["id"] in followed},
-            followed=set(),
+            shared_as=f"feeds:{_follow_set_name(followed)}",
+            followed=followed,
             # Read only when the page is rendered.
             entries_counts=SimpleLazyObject(feed_entry_counts_kept),
         )

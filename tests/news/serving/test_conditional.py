@@ -92,6 +92,35 @@ def test_a_personal_list_is_conditional_for_its_caller(http, make_account):
     assert followed.json()["data"][0]["is_following"] is True
 
 
+@pytest.mark.parametrize("path", ["/api/v1/entries/follows", "/api/v1/feeds"])
+def test_callers_following_the_same_sources_share_one_page_and_its_validators(
+    http, make_account, path
+):
+    feed = FeedFactory()
+    EntryFactory(feed=feed)
+    callers = [make_account(f"reader{n}@example.org")[1] for n in range(3)]
+    for auth in callers[:2]:
+        http.post(f"/api/v1/feeds/{feed.pk}/follow", headers=auth)
+
+    same = [http.get(path, headers=auth) for auth in callers[:2]]
+    other = http.get(path, headers=callers[2])
+    # The validators are the page's, made with it: not a second caller's own.
+    assert same[0].content == same[1].content
+    assert same[0].headers["ETag"] == same[1].headers["ETag"]
+    assert same[0].headers["Last-Modified"] == same[1].headers["Last-Modified"]
+    assert other.content != same[0].content
+    assert other.headers["ETag"] != same[0].headers["ETag"]
+
+    # A new generation that changes nothing the page shows keeps its date: a client asking
+    # by date gets its 304.
+    content_changed()
+    again = http.get(
+        path, headers={**callers[1], "If-Modified-Since": same[0].headers["Last-Modified"]}
+    )
+    assert again.status_code == 304
+    assert again.headers["ETag"] == same[0].headers["ETag"]
+
+
 def test_a_story_detail_is_conditional(http):
     entry = EntryFactory(feed=FeedFactory())
     story = StoryFactory(entries_count=1)
