@@ -14,6 +14,9 @@ what "not cached" means:
     value_read_or_make(key, make, seconds)
                                     -> the value, or make()'s, then kept; while one thread of
                                        the process makes a missing value, the others wait for it
+    value_read_or_refresh(key, make, seconds, stale_seconds)
+                                    -> the same, and for `stale_seconds` past `seconds` the old
+                                       value while one background thread makes it again
     counter_add(key, delta, seconds)
                                     -> the new count (starting the key at `delta` with a
                                        timeout when absent), or None when unreachable
@@ -37,12 +40,16 @@ Both projects configure django-redis's backend with one client and pool per proc
 import logging
 import secrets
 import threading
+import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
 from django.core.cache import caches
-from django.db import transaction
+from django.db import connections, transaction
+from django.urls import get_script_prefix, get_urlconf, set_script_prefix, set_urlconf
+from django.utils import timezone, translation
 from django_redis import get_redis_connection
 from django_redis.cache import RedisCache
 from redis.exceptions import LockError, RedisError
@@ -132,6 +139,74 @@ def value_read_or_make(
                 if _making.get(key) is lock:
                     del _making[key]
     return value
+
+
+# Values made again in the background (value_read_or_refresh), one at a time per process: a
+# refresh takes at most one thread's share of the process from the requests it serves.
+_refresher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="cache-refresh")
+# The keys being made again at this moment (guarded by _making_guard).
+_refreshing: set[str] = set()
+
+
+def value_read_or_refresh(
+    key: str,
+    make: Callable[[], Any],
+    seconds: int,
+    *,
+    stale_seconds: int,
+    alias: str = "default",
+) -> Any:
+    """value_read_or_make, except that a value older than `seconds` is still answered for
+    `stale_seconds` more while one background thread of the process makes it again
+    (stale-while-revalidate): a request waits for a value that is missing, never for one that
+    is only old. `make` runs in the caller's context (its language and time zone) on a thread
+    with its own database connection, given back when it is done; a make that fails leaves the
+    old value until it expires."""
+    value, fresh_until = value_read_or_make(
+        key, lambda: (make(), time.time() + seconds), seconds + stale_seconds, alias=alias
+    )
+    if time.time() >= fresh_until:
+        with _making_guard:
+            started = key not in _refreshing
+            _refreshing.add(key)
+        if started:
+            made = _in_callers_context(make)
+            _refresher.submit(_refresh, key, made, seconds, stale_seconds, alias)
+    return value
+
+
+def _in_callers_context(make: Callable[[], Any]) -> Callable[[], Any]:
+    """`make`, to run on another thread as it would have on this one: in this request's
+    language, time zone, URL prefix and URL configuration. Copying the contextvars does not
+    carry them: Django keeps them in one mutable mapping per context, which the request undoes
+    as it ends."""
+    language, zone = translation.get_language(), timezone.get_current_timezone()
+    prefix, urlconf = get_script_prefix(), get_urlconf()
+
+    def made() -> Any:
+        set_script_prefix(prefix)
+        set_urlconf(urlconf)
+        try:
+            with translation.override(language), timezone.override(zone):
+                return make()
+        finally:
+            set_urlconf(None)
+
+    return made
+
+
+def _refresh(
+    key: str, make: Callable[[], Any], seconds: int, stale_seconds: int, alias: str
+) -> None:
+    try:
+        value_keep(key, (make(), time.time() + seconds), seconds + stale_seconds, alias=alias)
+    except Exception:
+        logger.exception("making %r again failed; the old value stays until it expires", key)
+    finally:
+        with _making_guard:
+            _refreshing.discard(key)
+        # This thread's connections (to the pool, when there is one).
+        connections.close_all()
 
 
 # Generations: a counter per kind of data that every writer of that data bumps and every

@@ -108,9 +108,13 @@ def _serialized(
 def _kept(key: str | None, make: Callable[[], Any]) -> Any:
     if key is None:
         return make()
-    # One thread of the process makes a page that is missing; the others wait for it.
-    return shared_cache.value_read_or_make(
-        key, make, settings.NEWS_RESPONSE_CACHE_SECONDS, alias="pages"
+    # One thread of the process makes a page that is missing; the others wait for it. A page
+    # past its seconds is answered for half as long again while a background thread makes it
+    # anew: with a page per followed set, the renders of pages that were only old had been
+    # the slowest of all answers (docs/api-performance.md).
+    seconds = settings.NEWS_RESPONSE_CACHE_SECONDS
+    return shared_cache.value_read_or_refresh(
+        key, make, seconds, stale_seconds=max(1, seconds // 2), alias="pages"
     )
 
 

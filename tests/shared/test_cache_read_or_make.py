@@ -1,13 +1,17 @@
 """shared.cache.value_read_or_make: a missing value is made once per process however many
-threads ask for it at once, and a make that fails leaves nothing kept."""
+threads ask for it at once, and a make that fails leaves nothing kept. value_read_or_refresh:
+an old value is answered while one background thread makes it again."""
 
 import threading
 import time
+import zoneinfo
 
 import pytest
 from django.conf import settings
 from django.core.cache import caches
 from django.test import override_settings
+from django.urls import get_script_prefix, set_script_prefix
+from django.utils import timezone, translation
 
 from shared import cache as shared_cache
 
@@ -24,14 +28,16 @@ def _pages_cache():
         yield
 
 
-def _ask_at_once(key: str, make) -> list:
-    """`THREADS` threads asking for `key` at the same moment; what each one got."""
+def _ask_at_once(key: str, make, read=None) -> list:
+    """`THREADS` threads asking for `key` at the same moment (through `read`, value_read_or_make
+    by default); what each one got."""
     start = threading.Barrier(THREADS)
     answers: list = [None] * THREADS
+    read = read or (lambda: shared_cache.value_read_or_make(key, make, 60, alias="pages"))
 
     def ask(index: int) -> None:
         start.wait()
-        answers[index] = shared_cache.value_read_or_make(key, make, 60, alias="pages")
+        answers[index] = read()
 
     threads = [threading.Thread(target=ask, args=(index,)) for index in range(THREADS)]
     for thread in threads:
@@ -114,3 +120,85 @@ def test_a_make_may_ask_for_other_values_from_many_threads():
     assert len(answers) == 250  # four threads' overlapping ranges of pages 0-249
     assert all(answer.startswith(b"page ") for answer in answers.values())
     assert shared_cache._making == {}
+
+
+def _kept_value(key: str, expected, *, within: float = 30.0):
+    """Wait until the kept value of `key` is `expected` (a background make has to finish)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        kept = caches["pages"].get(key)
+        if kept is not None and kept[0] == expected:
+            return kept[0]
+        time.sleep(0.01)
+    return caches["pages"].get(key)
+
+
+def _refresh_read(key: str, make):
+    # Old at once (0 seconds), answered for a minute more while it is made again.
+    return shared_cache.value_read_or_refresh(key, make, 0, stale_seconds=60, alias="pages")
+
+
+def test_an_old_value_is_answered_while_one_background_thread_makes_it_again():
+    release = threading.Event()
+    calls: list[str] = []
+
+    def make() -> int:
+        calls.append(threading.current_thread().name)
+        if len(calls) > 1:
+            release.wait(30)
+        return len(calls)
+
+    # Missing: made by the caller, who waits for it.
+    assert _refresh_read("page:old", make) == 1
+    # Old: every thread gets it at once, while one background make (held here) runs.
+    assert _ask_at_once("page:old", make, lambda: _refresh_read("page:old", make)) == [1] * THREADS
+    assert len(calls) == 2
+    assert calls[0] == threading.current_thread().name
+    assert calls[1].startswith("cache-refresh")
+
+    release.set()
+    assert _kept_value("page:old", 2) == 2
+    assert _refresh_read("page:old", make) == 2
+
+
+def test_a_background_make_that_fails_leaves_the_old_value_and_is_tried_again():
+    attempts: list[int] = []
+    failed = threading.Event()
+
+    def make() -> str:
+        attempts.append(1)
+        if len(attempts) == 2:
+            failed.set()
+            raise RuntimeError("the database went away")
+        return f"made {len(attempts)}"
+
+    assert _refresh_read("page:failing", make) == "made 1"
+    assert failed.wait(30)
+    # The failed make left the old value and let go of the key: the next read tries again.
+    assert _kept_value("page:failing", "made 1") == "made 1"
+    deadline = time.monotonic() + 30
+    while "page:failing" in shared_cache._refreshing and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _refresh_read("page:failing", make) == "made 1"
+    assert _kept_value("page:failing", "made 3") == "made 3"
+
+
+def test_a_background_make_runs_in_the_callers_language_time_zone_and_url_prefix():
+    seen: list[tuple[str, str, str]] = []
+    made = threading.Event()
+
+    def make() -> int:
+        zone = str(timezone.get_current_timezone())
+        seen.append((translation.get_language(), zone, get_script_prefix()))
+        if len(seen) > 1:
+            made.set()
+        return len(seen)
+
+    set_script_prefix("/news/")
+    try:
+        with translation.override("fi"), timezone.override(zoneinfo.ZoneInfo("Europe/Helsinki")):
+            _refresh_read("page:context", make)
+    finally:
+        set_script_prefix("/")
+    assert made.wait(30)
+    assert seen[1] == ("fi", "Europe/Helsinki", "/news/")
