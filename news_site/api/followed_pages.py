@@ -11,6 +11,7 @@ Deeper pages, pages by cursor, indented JSON, and everything while pages are not
 the database as before.
 """
 
+import functools
 import heapq
 import itertools
 from dataclasses import dataclass
@@ -89,13 +90,20 @@ def _source_entries(
     return kept or make()
 
 
-def _merged(view: APIView, request: Request, feed_ids: list[int], params: dict[str, Any]) -> bytes:
-    keys = cursors.order_keys(selectors.entry_followed_list(feed_ids=feed_ids))
-    # The merge below orders by (listed_at, id), newest first: it must be the list's order.
+@functools.cache
+def _list_order() -> list[cursors.OrderKey]:
+    """The order keys of /entries/follows, whatever the sources (read once per process)."""
+    keys = cursors.order_keys(selectors.entry_followed_list(feed_ids=[]))
+    # The merge orders by (listed_at, id), newest first: it must be the list's order.
     assert [(repr(key.expression), key.descending) for key in keys] == [
         ("F(listed_at)", True),
         ("F(id)", True),
     ]
+    return keys
+
+
+def _merged(view: APIView, request: Request, feed_ids: list[int], params: dict[str, Any]) -> bytes:
+    keys = _list_order()
     sources = [_source_entries(view, request, feed_id, params) for feed_id in feed_ids]
     page, per_page = params["page"], params["per_page"]
     newest_first = heapq.merge(
