@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from news_site.api.errors import ApiError
-from news_site.api.pages import ItemsQuery, RenderedPage, page_bytes
+from news_site.api.pages import ItemsQuery, page_bytes
 from news_site.news.http import public
 from shared.env import Rate
 from shared.ratelimit import Usage, apply_headers, usage_check, usage_count
@@ -97,10 +97,6 @@ class ApiView(APIView):
             shared_as=shared_as,
             context=context,
         )
-        return self.rendered(request, rendered)
-
-    def rendered(self, request: Request, rendered: RenderedPage) -> HttpResponse:
-        """The response of a rendered page, with its validators when it has them."""
         response = HttpResponse(rendered.body, content_type=request.accepted_renderer.media_type)
         # shared.conditional answers 304s with these, and makes them only for a page without.
         if rendered.etag is not None:

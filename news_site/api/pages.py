@@ -57,60 +57,27 @@ def page_bytes(
     (building one costs more than serving a kept page). `shared_as`: a name for the list that
     holds everything its content depends on besides the parameters."""
 
-    def render() -> bytes:
+    def render() -> RenderedPage:
         paginator = page_paginator(params, request)
         data = _serialized(view, request, paginator, items, serializer, params, context)
-        return rendered_json(view, request, paginator.get_paginated_response(data).data)
-
-    return kept_body(request, params, shared_as, render)
-
-
-def kept_body(
-    request: Request,
-    params: dict[str, Any],
-    shared_as: str | None,
-    render: Callable[[], bytes],
-    *,
-    share: float = 1.0,
-) -> RenderedPage:
-    """The page `render()` makes, with its validators, kept under `shared_as` (see page_bytes);
-    made for each request when `shared_as` is None. `share`: the part of the pages' seconds
-    it is kept for (a page made from other kept values shares their time with them)."""
-    if not shared_as:
-        return RenderedPage(render())
-    # Named by what the page shows, not by who asked: one date for every caller of it.
-    name = _page_name(request, f"bytes:{shared_as}", params)
-
-    def make() -> RenderedPage:
-        body = render()
+        response = paginator.get_paginated_response(data)
+        # JSONRenderer, the API's only renderer (settings), renders bytes.
+        body = cast(
+            bytes,
+            request.accepted_renderer.render(
+                response.data, request.accepted_media_type, view.get_renderer_context()
+            ),
+        )
+        if not shared_as:
+            return RenderedPage(body)
         etag = body_etag(body)
+        # Named by what the page shows, not by who asked: one date for every caller of it.
+        name = _page_name(request, f"bytes:{shared_as}", params)
         return RenderedPage(body, etag, first_answered(name, etag))
 
-    return _kept(_page_key(request, f"bytes:{shared_as}", params), make, share)
-
-
-def kept_value(
-    request: Request,
-    name: str,
-    params: dict[str, Any],
-    make: Callable[[], Any],
-    *,
-    share: float = 1.0,
-) -> Any | None:
-    """`make()`, kept like the page of `name` that `params` ask for (see kept_body); None
-    (nothing made) when pages are not kept (caching off, or the content generation unknown)."""
-    key = _page_key(request, name, params)
-    return None if key is None else _kept(key, make, share)
-
-
-def rendered_json(view: APIView, request: Request, data: Any) -> bytes:
-    # JSONRenderer, the API's only renderer (settings), renders bytes.
-    return cast(
-        bytes,
-        request.accepted_renderer.render(
-            data, request.accepted_media_type, view.get_renderer_context()
-        ),
-    )
+    if not shared_as:
+        return render()
+    return _kept(_page_key(request, f"bytes:{shared_as}", params), render)
 
 
 def page_paginator(params: dict[str, Any], request: Request) -> PageNumberEnvelope:
@@ -138,24 +105,17 @@ def _serialized(
     return serializer(rows, many=True, context=context).data
 
 
-def _kept(key: str | None, make: Callable[[], Any], share: float = 1.0) -> Any:
+def _kept(key: str | None, make: Callable[[], Any]) -> Any:
     if key is None:
         return make()
     # One thread of the process makes a page that is missing; the others wait for it. A page
     # past its seconds is answered for half as long again while a background thread makes it
     # anew: with a page per followed set, the renders of pages that were only old had been
-    # the slowest of all answers (docs/api-performance.md). So what a page shows is at most
-    # one and a half times NEWS_RESPONSE_CACHE_SECONDS old, also when it is made from values
-    # kept themselves (their shares add up to one).
-    seconds = max(1, round(settings.NEWS_RESPONSE_CACHE_SECONDS * share))
+    # the slowest of all answers (docs/api-performance.md).
+    seconds = settings.NEWS_RESPONSE_CACHE_SECONDS
     return shared_cache.value_read_or_refresh(
         key, make, seconds, stale_seconds=max(1, seconds // 2), alias="pages"
     )
-
-
-def pages_kept() -> bool:
-    """Whether pages are kept now (caching on, and the content generation known)."""
-    return settings.NEWS_RESPONSE_CACHE_SECONDS > 0 and content_generation() is not None
 
 
 def _page_key(request: Request, shared_as: str, params: dict[str, Any]) -> str | None:

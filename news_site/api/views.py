@@ -24,7 +24,6 @@ from news_site.api.base import AccountView, ApiView
 from news_site.api.envelopes import item_response
 from news_site.api.errors import InvalidParameter, NotFound, first_error
 from news_site.api.filters import StoryFilter
-from news_site.api.followed_pages import followed_first_page
 from news_site.api.pages import ItemsQuery
 from news_site.api.services import entry_view_register
 from news_site.news import selectors
@@ -124,20 +123,12 @@ class EntryFollowsView(AccountView):
         feed_ids = sorted(_followed(request))
         if not feed_ids:
             return self.page(request, _rows(selectors.entry_none), shapes.EntrySerializer, params)
-        shared_as = f"follows:{_follow_set_name(feed_ids)}"
-        # A first page is merged from each source's kept newest entries, the same bytes as
-        # the database's page (news_site.api.followed_pages); the others are read.
-        merged = followed_first_page(
-            view=self, request=request, feed_ids=feed_ids, params=params, shared_as=shared_as
-        )
-        if merged is not None:
-            return self.rendered(request, merged)
         return self.page(
             request,
             _rows(functools.partial(selectors.entry_followed_list, feed_ids=feed_ids)),
             shapes.EntrySerializer,
             params,
-            shared_as=shared_as,
+            shared_as=f"follows:{_follow_set_name(feed_ids)}",
         )
 
 
