@@ -13,6 +13,7 @@ from datetime import datetime
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.mail import send_mail
+from django.db import transaction
 from django.db.models import F, Q, QuerySet
 from django.utils.translation import gettext, ngettext
 
@@ -77,9 +78,25 @@ def paused_sources_notify(*, now: datetime) -> int:
     # The worker sends it, with no request to take the address from: NEWS_PUBLIC_URL makes
     # the link one an editor can click (without it, the path alone).
     admin_url = settings.NEWS_PUBLIC_URL.rstrip("/") + "/admin/news/feed/health/"
-    feeds = list(_unannounced_pauses().order_by("title"))
-    if not feeds:
-        return 0
+    # Two runs at once (the schedule's and one an operator started) each read the same
+    # unannounced pauses: each pause is claimed by one conditional update, so only one run
+    # names it. The mail is sent inside the same transaction: if it fails, the claims are
+    # undone and the next run tells the editors.
+    with transaction.atomic():
+        candidates = list(_unannounced_pauses().order_by("title"))
+        feeds = [
+            feed
+            for feed in candidates
+            if _unannounced_pauses().filter(pk=feed.pk).update(pause_notified_at=now)
+        ]
+        if feeds:
+            _notice_send(feeds, admin_url=admin_url)
+    return len(feeds)
+
+
+def _notice_send(feeds: list[Feed], *, admin_url: str) -> None:
+    # Claimed even with nobody to tell: the health page shows them, and no later run should
+    # send a backlog of old pauses to an editor who adds an address afterwards.
     recipients = sorted(
         get_user_model()
         .objects.filter(is_active=True, is_staff=True)
@@ -98,7 +115,3 @@ def paused_sources_notify(*, now: datetime) -> int:
             from_email=None,
             recipient_list=recipients,
         )
-    # Marked even with nobody to tell: the health page shows them, and no later run should
-    # send a backlog of old pauses to an editor who adds an address afterwards.
-    Feed.objects.filter(pk__in=[feed.pk for feed in feeds]).update(pause_notified_at=now)
-    return len(feeds)

@@ -1,13 +1,16 @@
 """A failing source is visible on the health page, and when it pauses the editors get one
 mail, once per pause, through the real ingest run against a source that keeps failing."""
 
+import threading
 from datetime import timedelta
 
 import pytest
 from django.core import mail
 from django.core.management import call_command
+from django.db import connections
 from django.utils import timezone
 
+from news_site.news.health import paused_sources_notify
 from news_site.news.models import Feed
 from tests.support.shared_factories import UserFactory
 
@@ -111,3 +114,55 @@ def test_the_health_page_lists_paused_and_failing_sources_with_their_reason(
     assert "Pausad källa" in paused and "HTTP 410" in paused
     assert "Felande källa" in failing and "timeout: no answer" in failing
     assert "Frisk" not in html
+
+
+def _paused(make_feed, title: str) -> Feed:
+    now = timezone.now()
+    return make_feed(
+        title=title,
+        url=f"https://{title.lower()}.example/feed",
+        error_count=30,
+        failing_since=now - timedelta(days=4),
+        paused_at=now,
+        last_error="HTTP 503",
+    )
+
+
+def test_a_notice_that_cannot_be_sent_is_sent_by_the_next_run(editors, make_feed, settings):
+    _paused(make_feed, "Tyst")
+    # A mail server that refuses: the run fails to tell, and nothing is marked as told.
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_TIMEOUT = "127.0.0.1", 9, 2
+    with pytest.raises(OSError):
+        paused_sources_notify(now=timezone.now())
+    assert Feed.objects.get(title="Tyst").pause_notified_at is None
+
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    assert paused_sources_notify(now=timezone.now()) == 1
+    assert len(mail.outbox) == 1 and "Tyst" in mail.outbox[0].body
+    assert paused_sources_notify(now=timezone.now()) == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_runs_at_once_name_each_pause_once(editors, make_feed):
+    """The schedule's run and one an operator started, at the same moment: each pause is in
+    one mail only (each claimed by a conditional update before its mail is sent)."""
+    for round_ in range(5):
+        _paused(make_feed, f"Samtidig{round_}")
+        start = threading.Barrier(4)
+        named: list[int] = []
+
+        def run(start: threading.Barrier, named: list[int]) -> None:
+            start.wait()
+            try:
+                named.append(paused_sources_notify(now=timezone.now()))
+            finally:
+                connections.close_all()
+
+        threads = [threading.Thread(target=run, args=(start, named)) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert sorted(named) == [0, 0, 0, 1]
+        assert sum(f"Samtidig{round_}" in message.body for message in mail.outbox) == 1
