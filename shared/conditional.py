@@ -22,7 +22,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
-from django.utils.cache import get_conditional_response, set_response_etag
+from django.utils.cache import get_conditional_response
 from django.utils.http import http_date, parse_http_date_safe, quote_etag
 
 from shared import cache
@@ -36,7 +36,8 @@ _KEY = "conditional:observed:{}"
 
 
 def body_etag(body: bytes) -> str:
-    """The strong ETag of a body, as Django's set_response_etag makes it."""
+    """The strong ETag of a body (Django's set_response_etag makes the same): made here for a
+    response, and with a kept page for every answer of it (news_site.api.pages)."""
     return quote_etag(hashlib.md5(body, usedforsecurity=False).hexdigest())
 
 
@@ -50,8 +51,8 @@ def conditional_response(
     """`response` with its validators, or the 304/412 the request's conditions call for."""
     if etag is not None:
         response["ETag"] = etag
-    elif not response.has_header("ETag"):
-        set_response_etag(response)
+    elif not response.has_header("ETag") and response.content:
+        response["ETag"] = body_etag(response.content)
     if last_modified is not None:
         response["Last-Modified"] = http_date(last_modified.timestamp())
     elif not response.has_header("Last-Modified") and response.has_header("ETag"):

@@ -45,17 +45,18 @@ def _model_from_row(model: type[Model], fields: list[Field], values: tuple[Any, 
     (SQLite hands back naive date-times, for one)."""
     converted = []
     for field, value in zip(fields, values, strict=True):
-        column = field.get_col(model._meta.db_table)
-        for converter in _converters(field):
+        column, converters = _converters(field)
+        for converter in converters:
             value = converter(value, column, connection)
         converted.append(value)
     return model.from_db(DEFAULT_DB_ALIAS, [field.attname for field in fields], converted)
 
 
 @functools.cache
-def _converters(field: Field) -> list[Any]:
+def _converters(field: Field) -> tuple[Any, list[Any]]:
+    """The field's column expression and what the ORM converts its values with."""
     column = field.get_col(field.model._meta.db_table)
-    return [*connection.ops.get_db_converters(column), *field.get_db_converters(connection)]
+    return column, [*connection.ops.get_db_converters(column), *field.get_db_converters(connection)]
 
 
 @functools.cache

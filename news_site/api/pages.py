@@ -57,27 +57,29 @@ def page_bytes(
     (building one costs more than serving a kept page). `shared_as`: a name for the list that
     holds everything its content depends on besides the parameters."""
 
-    def render() -> RenderedPage:
+    def render() -> bytes:
         paginator = page_paginator(params, request)
         data = _serialized(view, request, paginator, items, serializer, params, context)
         response = paginator.get_paginated_response(data)
         # JSONRenderer, the API's only renderer (settings), renders bytes.
-        body = cast(
+        return cast(
             bytes,
             request.accepted_renderer.render(
                 response.data, request.accepted_media_type, view.get_renderer_context()
             ),
         )
-        if not shared_as:
-            return RenderedPage(body)
-        etag = body_etag(body)
-        # Named by what the page shows, not by who asked: one date for every caller of it.
-        name = _page_name(request, f"bytes:{shared_as}", params)
-        return RenderedPage(body, etag, first_answered(name, etag))
 
     if not shared_as:
-        return render()
-    return _kept(_page_key(request, f"bytes:{shared_as}", params), render)
+        return RenderedPage(render())
+    name = _page_name(request, f"bytes:{shared_as}", params)
+
+    def make() -> RenderedPage:
+        body = render()
+        etag = body_etag(body)
+        # Named by what the page shows, not by who asked: one date for every caller of it.
+        return RenderedPage(body, etag, first_answered(name, etag))
+
+    return _kept(_page_key(name), make)
 
 
 def page_paginator(params: dict[str, Any], request: Request) -> PageNumberEnvelope:
@@ -118,15 +120,15 @@ def _kept(key: str | None, make: Callable[[], Any]) -> Any:
     )
 
 
-def _page_key(request: Request, shared_as: str, params: dict[str, Any]) -> str | None:
-    """Where the page is kept; None when it must be made (caching off, or the content
-    generation unknown because the shared cache is unreachable)."""
+def _page_key(name: str) -> str | None:
+    """Where the page called `name` is kept; None when it must be made (caching off, or the
+    content generation unknown because the shared cache is unreachable)."""
     if settings.NEWS_RESPONSE_CACHE_SECONDS <= 0:
         return None
     generation = content_generation()
     if generation is None:
         return None
-    return f"{_page_name(request, shared_as, params)}:{generation}"
+    return f"{name}:{generation}"
 
 
 def _page_name(request: Request, shared_as: str, params: dict[str, Any]) -> str:
