@@ -148,10 +148,11 @@ def feeds_refresh_due(
 
 
 def feed_claim(*, feed: Feed, now: datetime) -> bool:
-    """Take `feed` for this run: moves its next check past the lease only if nobody else did."""
-    claimed = Feed.objects.filter(pk=feed.pk, next_check_at=feed.next_check_at).update(
-        next_check_at=now + _CLAIM_LEASE
-    )
+    """Take `feed` for this run: moves its next check past the lease only if it is due and
+    nobody else did (a run's claim moves it out of due, so the worker's "Fetch now" sees it)."""
+    claimed = Feed.objects.filter(
+        pk=feed.pk, next_check_at=feed.next_check_at, next_check_at__lte=now
+    ).update(next_check_at=now + _CLAIM_LEASE)
     return claimed == 1
 
 

@@ -11,7 +11,8 @@ from django.db import connections
 from django.utils import timezone
 
 from news_site.news.health import paused_sources_notify
-from news_site.news.models import Feed
+from news_site.news.models import Feed, FetchOutcome
+from news_site.news.tasks import feed_fetch_task
 from tests.support.shared_factories import UserFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.every_backend]
@@ -166,3 +167,76 @@ def test_runs_at_once_name_each_pause_once(editors, make_feed):
             thread.join(timeout=60)
         assert sorted(named) == [0, 0, 0, 1]
         assert sum(f"Samtidig{round_}" in message.body for message in mail.outbox) == 1
+
+
+def _source_holding_its_first_answer(server, path: str) -> tuple[threading.Event, threading.Event]:
+    """A failing source that keeps its first request waiting until released; the events are
+    (arrived, release)."""
+    arrived, release = threading.Event(), threading.Event()
+
+    def route(request) -> None:
+        if len(server.requests_to(path)) == 1:
+            arrived.set()
+            release.wait(timeout=60)
+        request.send_response(503)
+        request.send_header("Content-Length", "4")
+        request.end_headers()
+        request.wfile.write(b"down")
+
+    server.route(path, route)
+    return arrived, release
+
+
+def _in_thread(work, results: list) -> threading.Thread:
+    def run() -> None:
+        try:
+            results.append(work())
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fetch_now_during_the_schedules_run_fetches_once_and_announces_one_pause(
+    server, private_fetching, make_feed, editors
+):
+    """The editor's "Fetch now" makes a failing source due; the schedule's run comes while the
+    worker's fetch waits on the source. The source is fetched once, paused once, told once."""
+    private_fetching.NEWS_FETCH_TIMEOUT_SECONDS = 60
+    feed = _failing_for(server, make_feed, "/e.xml", days=4)
+    arrived, release = _source_holding_its_first_answer(server, "/e.xml")
+    outcomes: list[str] = []
+    worker = _in_thread(lambda: feed_fetch_task.call(feed.pk), outcomes)
+    assert arrived.wait(timeout=60)
+
+    _ingest()
+    release.set()
+    worker.join(timeout=60)
+    _ingest()
+
+    assert outcomes == [FetchOutcome.FAILED]
+    assert len(server.requests_to("/e.xml")) == 1
+    assert len(mail.outbox) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_fetch_now_while_the_schedules_run_fetches_the_source_leaves_it_to_that_run(
+    server, private_fetching, make_feed, editors
+):
+    private_fetching.NEWS_FETCH_TIMEOUT_SECONDS = 60
+    feed = _failing_for(server, make_feed, "/f.xml", days=4)
+    arrived, release = _source_holding_its_first_answer(server, "/f.xml")
+    ran: list[None] = []
+    run = _in_thread(_ingest, ran)
+    assert arrived.wait(timeout=60)
+
+    outcome = feed_fetch_task.call(feed.pk)
+    release.set()
+    run.join(timeout=60)
+
+    assert outcome == "taken"
+    assert len(server.requests_to("/f.xml")) == 1
+    assert len(mail.outbox) == 1
