@@ -16,7 +16,8 @@ what "not cached" means:
                                        the process makes a missing value, the others wait for it
     value_read_or_refresh(key, make, seconds, stale_seconds)
                                     -> the same, and for `stale_seconds` past `seconds` the old
-                                       value while one background thread makes it again
+                                       value while one background thread makes it again; with
+                                       `shared_alias`, made once for every process
     counter_add(key, delta, seconds)
                                     -> the new count (starting the key at `delta` with a
                                        timeout when absent), or None when unreachable
@@ -44,7 +45,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 from django.core.cache import caches
 from django.db import connections, transaction
@@ -155,24 +156,60 @@ def value_read_or_refresh(
     *,
     stale_seconds: int,
     alias: str = "default",
+    shared_alias: str | None = None,
 ) -> Any:
     """value_read_or_make, except that a value older than `seconds` is still answered for
     `stale_seconds` more while one background thread of the process makes it again
     (stale-while-revalidate): a request waits for a value that is missing, never for one that
     is only old. `make` runs in the caller's context (its language and time zone) on a thread
     with its own database connection, given back when it is done; a make that fails leaves the
-    old value until it expires."""
+    old value until it expires.
+
+    With `shared_alias` (a cache every process reads), a value this process is missing is
+    taken from there when another process made it, and every value made is kept there too,
+    with the moment it stops being fresh: each value is made by one process, not by each."""
+    timeout = seconds + stale_seconds
+
+    def fresh() -> tuple[Any, float]:
+        return (make(), time.time() + seconds)
+
     value, fresh_until = value_read_or_make(
-        key, lambda: (make(), time.time() + seconds), seconds + stale_seconds, alias=alias
+        key, _shared_first(key, fresh, timeout, shared_alias), timeout, alias=alias
     )
     if time.time() >= fresh_until:
         with _making_guard:
             started = key not in _refreshing
             _refreshing.add(key)
         if started:
-            made = _in_callers_context(make)
-            _refresher.submit(_refresh, key, made, seconds, stale_seconds, alias)
+            # Made again unless another process already did: an old shared value is no better.
+            made = _shared_first(
+                key, _in_callers_context(fresh), timeout, shared_alias, fresh_only=True
+            )
+            _refresher.submit(_refresh, key, made, timeout, alias)
     return value
+
+
+def _shared_first(
+    key: str,
+    fresh: Callable[[], tuple[Any, float]],
+    timeout: int,
+    shared_alias: str | None,
+    *,
+    fresh_only: bool = False,
+) -> Callable[[], tuple[Any, float]]:
+    """`fresh`, or the (value, fresh until) the cache `shared_alias` holds for `key`."""
+    if shared_alias is None:
+        return fresh
+
+    def made() -> tuple[Any, float]:
+        shared = value_read(key, alias=shared_alias)
+        if shared is not None and (not fresh_only or time.time() < shared[1]):
+            return cast(tuple[Any, float], shared)
+        value = fresh()
+        value_keep(key, value, timeout, alias=shared_alias)
+        return value
+
+    return made
 
 
 def _in_callers_context(make: Callable[[], Any]) -> Callable[[], Any]:
@@ -195,11 +232,9 @@ def _in_callers_context(make: Callable[[], Any]) -> Callable[[], Any]:
     return made
 
 
-def _refresh(
-    key: str, make: Callable[[], Any], seconds: int, stale_seconds: int, alias: str
-) -> None:
+def _refresh(key: str, made: Callable[[], tuple[Any, float]], timeout: int, alias: str) -> None:
     try:
-        value_keep(key, (make(), time.time() + seconds), seconds + stale_seconds, alias=alias)
+        value_keep(key, made(), timeout, alias=alias)
     except Exception:
         logger.exception("making %r again failed; the old value stays until it expires", key)
     finally:

@@ -73,13 +73,13 @@ def page_bytes(
         return RenderedPage(render())
     name = _page_name(request, f"bytes:{shared_as}", params)
 
-    def make() -> RenderedPage:
+    def make() -> tuple[bytes, str, int]:
         body = render()
         etag = body_etag(body)
         # Named by what the page shows, not by who asked: one date for every caller of it.
-        return RenderedPage(body, etag, first_answered(name, etag))
+        return (body, etag, first_answered(name, etag))
 
-    return _kept(_page_key(name), make)
+    return RenderedPage(*_kept(_page_key(name), make))
 
 
 def page_paginator(params: dict[str, Any], request: Request) -> PageNumberEnvelope:
@@ -107,16 +107,26 @@ def _serialized(
     return serializer(rows, many=True, context=context).data
 
 
-def _kept(key: str | None, make: Callable[[], Any]) -> Any:
+def _kept(key: str | None, make: Callable[[], tuple[bytes, str, int]]) -> tuple[bytes, str, int]:
+    """The page `make` makes, kept under `key`. Kept as a tuple of bytes, text and a number,
+    never as an instance of a class of ours: the shared cache's copy may be read by a process
+    of the next release."""
     if key is None:
         return make()
     # One thread of the process makes a page that is missing; the others wait for it. A page
     # past its seconds is answered for half as long again while a background thread makes it
     # anew: with a page per followed set, the renders of pages that were only old had been
     # the slowest of all answers (docs/api-performance.md).
+    # Kept in this process and in the shared cache: a page one worker made is read by the
+    # others (a reader's page, whichever worker answers them, is made once per content).
     seconds = settings.NEWS_RESPONSE_CACHE_SECONDS
     return shared_cache.value_read_or_refresh(
-        key, make, seconds, stale_seconds=max(1, seconds // 2), alias="pages"
+        key,
+        make,
+        seconds,
+        stale_seconds=max(1, seconds // 2),
+        alias="pages",
+        shared_alias="default",
     )
 
 

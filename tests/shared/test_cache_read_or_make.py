@@ -1,6 +1,7 @@
 """shared.cache.value_read_or_make: a missing value is made once per process however many
 threads ask for it at once, and a make that fails leaves nothing kept. value_read_or_refresh:
-an old value is answered while one background thread makes it again."""
+an old value is answered while one background thread makes it again, and with a shared cache a
+value one process made is read, not made, by the others."""
 
 import threading
 import time
@@ -23,8 +24,11 @@ def _pages_cache():
     """A process-local cache named `pages`, as the news service keeps its pages in (this suite
     also runs under the compliance settings)."""
     local = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "read-or-make"}
-    with override_settings(CACHES={**settings.CACHES, "pages": local}):
+    # What every process reads (Redis in production); a cache of its own here.
+    shared = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "everyone"}
+    with override_settings(CACHES={**settings.CACHES, "pages": local, "everyone": shared}):
         caches["pages"].clear()
+        caches["everyone"].clear()
         yield
 
 
@@ -202,3 +206,52 @@ def test_a_background_make_runs_in_the_callers_language_time_zone_and_url_prefix
         set_script_prefix("/")
     assert made.wait(30)
     assert seen[1] == ("fi", "Europe/Helsinki", "/news/")
+
+
+def _shared_read(key: str, make, seconds: int = 0):
+    return shared_cache.value_read_or_refresh(
+        key, make, seconds, stale_seconds=60, alias="pages", shared_alias="everyone"
+    )
+
+
+def _another_process() -> None:
+    """What the next read sees when it comes to another process: its own pages are empty."""
+    caches["pages"].clear()
+
+
+def test_a_value_one_process_made_is_read_by_the_others_not_made_again():
+    calls: list[int] = []
+
+    def make() -> str:
+        calls.append(1)
+        return f"page {len(calls)}"
+
+    assert _shared_read("page:shared", make, seconds=60) == "page 1"
+    _another_process()
+    assert (
+        _ask_at_once("page:shared", make, lambda: _shared_read("page:shared", make, seconds=60))
+        == ["page 1"] * THREADS
+    )
+    assert len(calls) == 1
+
+
+def test_an_old_value_is_made_again_unless_another_process_already_did():
+    calls: list[int] = []
+
+    def make() -> str:
+        calls.append(1)
+        return f"page {len(calls)}"
+
+    # Old at once: the background make finds only this old value shared, so it makes one.
+    assert _shared_read("page:again", make) == "page 1"
+    assert _kept_value("page:again", "page 2") == "page 2"
+    assert caches["everyone"].get("page:again")[0] == "page 2"
+
+    # Another process made it anew: this one's background make takes it instead of making.
+    caches["everyone"].set("page:again", ("made elsewhere", time.time() + 60), 60)
+    wait_until_refreshed = time.monotonic() + 30
+    while "page:again" in shared_cache._refreshing and time.monotonic() < wait_until_refreshed:
+        time.sleep(0.01)
+    assert _shared_read("page:again", make) == "page 2"
+    assert _kept_value("page:again", "made elsewhere") == "made elsewhere"
+    assert len(calls) == 2
