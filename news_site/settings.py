@@ -65,7 +65,8 @@ DATABASES = {"default": database(db_env="NEWS_DATABASE_URL", sqlite_name="news")
 # its follows, the content generation), each checked against a generation in `default`
 # (docs/api-performance.md). `pages`: rendered /api/v1 pages, at most 1,000: each distinct
 # follow set reads its own page, and at 200 the pages of 200 readers pushed each other out (a
-# page of 50 entries is about 42 KB, of 100 about 80 KB: 80 MB at most).
+# page of 50 entries is about 42 KB, of 100 about 80 KB: 80 MB at most). Every page is kept in
+# `default` too, for the other processes (news_site/api/pages.py).
 # NEWS_PROCESS_COPIES=false keeps none of them (every request reads the database and Redis):
 # for measuring what a request costs without them (benchmarks/news_personal_bench.py).
 _PROCESS_COPIES = env_bool("NEWS_PROCESS_COPIES", True)
