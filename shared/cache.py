@@ -173,19 +173,29 @@ def value_read_or_refresh(
     def fresh() -> tuple[Any, float]:
         return (make(), time.time() + seconds)
 
-    value, fresh_until = value_read_or_make(
-        key, _shared_first(key, fresh, timeout, shared_alias), timeout, alias=alias
-    )
+    made = _shared_first(key, fresh, timeout, stale_seconds, shared_alias)
+    value, fresh_until = value_read_or_make(key, made, timeout, alias=alias)
+    if time.time() >= fresh_until + stale_seconds:
+        # Taken from the shared cache late in its life, this process's copy outlived it: made
+        # now, as a missing value is, so that no value is answered older than its seconds
+        # and stale_seconds.
+        value_forget(key, alias=alias)
+        value, fresh_until = value_read_or_make(key, made, timeout, alias=alias)
     if time.time() >= fresh_until:
         with _making_guard:
             started = key not in _refreshing
             _refreshing.add(key)
         if started:
             # Made again unless another process already did: an old shared value is no better.
-            made = _shared_first(
-                key, _in_callers_context(fresh), timeout, shared_alias, fresh_only=True
+            again = _shared_first(
+                key,
+                _in_callers_context(fresh),
+                timeout,
+                stale_seconds,
+                shared_alias,
+                fresh_only=True,
             )
-            _refresher.submit(_refresh, key, made, timeout, alias)
+            _refresher.submit(_refresh, key, again, timeout, alias)
     return value
 
 
@@ -193,18 +203,22 @@ def _shared_first(
     key: str,
     fresh: Callable[[], tuple[Any, float]],
     timeout: int,
+    stale_seconds: int,
     shared_alias: str | None,
     *,
     fresh_only: bool = False,
 ) -> Callable[[], tuple[Any, float]]:
-    """`fresh`, or the (value, fresh until) the cache `shared_alias` holds for `key`."""
+    """`fresh`, or the (value, fresh until) the cache `shared_alias` holds for `key` while it
+    may still be answered (while it is fresh, with `fresh_only`)."""
     if shared_alias is None:
         return fresh
 
     def made() -> tuple[Any, float]:
         shared = value_read(key, alias=shared_alias)
-        if shared is not None and (not fresh_only or time.time() < shared[1]):
-            return cast(tuple[Any, float], shared)
+        if shared is not None:
+            until = shared[1] if fresh_only else shared[1] + stale_seconds
+            if time.time() < until:
+                return cast(tuple[Any, float], shared)
         value = fresh()
         value_keep(key, value, timeout, alias=shared_alias)
         return value

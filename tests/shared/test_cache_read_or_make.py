@@ -255,3 +255,16 @@ def test_an_old_value_is_made_again_unless_another_process_already_did():
     assert _shared_read("page:again", make) == "page 2"
     assert _kept_value("page:again", "made elsewhere") == "made elsewhere"
     assert len(calls) == 2
+
+
+def test_a_shared_value_is_never_answered_older_than_its_seconds_and_stale_seconds():
+    def make() -> str:
+        return "made now"
+
+    # Another process made it 70 seconds ago (fresh for 0, answerable for 60 more).
+    caches["everyone"].set("page:late", ("too old", time.time() - 70), 300)
+    assert _shared_read("page:late", make) == "made now"
+
+    # This process took one late in its life; its own copy outlives what may be answered.
+    caches["pages"].set("page:taken", ("taken late", time.time() - 61), 300)
+    assert _shared_read("page:taken", make) == "made now"
