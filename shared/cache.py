@@ -18,6 +18,7 @@ what "not cached" means:
                                     -> the same, and for `stale_seconds` past `seconds` the old
                                        value while one background thread makes it again; with
                                        `shared_alias`, made once for every process
+    reaches_every_process(alias)    -> whether that cache is shared by every process (Redis)
     counter_add(key, delta, seconds)
                                     -> the new count (starting the key at `delta` with a
                                        timeout when absent), or None when unreachable
@@ -226,6 +227,11 @@ def _shared_first(
     return made
 
 
+def reaches_every_process(alias: str = "default") -> bool:
+    """Whether the cache `alias` is one every process reads (Redis), not a process's own."""
+    return isinstance(caches[alias], RedisCache)
+
+
 def _in_callers_context(make: Callable[[], Any]) -> Callable[[], Any]:
     """`make`, to run on another thread as it would have on this one: in this request's
     language, time zone, URL prefix and URL configuration. Copying the contextvars does not
@@ -341,7 +347,7 @@ def lock_held(name: str, *, seconds: int, alias: str = "default") -> Iterator[bo
     backend = caches[alias]
     key = backend.make_key(name)
     token = secrets.token_hex(16)
-    if isinstance(backend, RedisCache):
+    if reaches_every_process(alias):
         lock = get_redis_connection(alias).lock(key, timeout=seconds, blocking=False)
         try:
             held = lock.acquire(token=token)

@@ -117,8 +117,9 @@ def _kept(key: str | None, make: Callable[[], tuple[bytes, str, int]]) -> tuple[
     # past its seconds is answered for half as long again while a background thread makes it
     # anew: with a page per followed set, the renders of pages that were only old had been
     # the slowest of all answers (docs/api-performance.md).
-    # Kept in this process and in the shared cache: a page one worker made is read by the
-    # others (a reader's page, whichever worker answers them, is made once per content).
+    # Kept in this process and in Redis: a page one worker made is read by the others (a
+    # reader's page, whichever worker answers them, is made once per content). Without Redis
+    # (one process) a second copy would only crowd the cache of generations and counters.
     seconds = settings.NEWS_RESPONSE_CACHE_SECONDS
     return shared_cache.value_read_or_refresh(
         key,
@@ -126,7 +127,7 @@ def _kept(key: str | None, make: Callable[[], tuple[bytes, str, int]]) -> tuple[
         seconds,
         stale_seconds=max(1, seconds // 2),
         alias="pages",
-        shared_alias="default",
+        shared_alias="default" if shared_cache.reaches_every_process() else None,
     )
 
 
