@@ -10,23 +10,20 @@
    every other path to
 5. news_site/responsecache.py `PublicResponseCache`: kept copies of public pages, in front of
 6. Django, as the WSGI application it is (every view and middleware of ours is synchronous),
-   on a fixed pool of NEWS_WEB_THREADS threads through a2wsgi: one hand-over to a thread per
-   request. Django's own ASGI handler made four (request_started, the middleware, the view
-   through async_to_sync, request_finished) on a new thread for every request; it cost about
-   2.4 ms of CPU per request, more than the rest of a request answered from memory
-   (docs/api-performance.md).
+   on a fixed pool of NEWS_WEB_THREADS threads (shared/wsgi_threads.py): one hand-over to a
+   thread and one back per request. Django's own ASGI handler made four (request_started, the
+   middleware, the view through async_to_sync, request_finished) on a new thread for every
+   request; it cost about 2.4 ms of CPU per request, more than the rest of a request answered
+   from memory. a2wsgi's bridge, used next, sent each part of a response back to the loop on
+   its own (docs/api-performance.md).
 
 Why one process with a router rather than the tool server as a process of its own:
 docs/decisions.md, "The serving stack: one process, an explicit router"."""
 
 import json
 import os
-from typing import cast
 
-from a2wsgi import WSGIMiddleware
-from a2wsgi.wsgi_typing import WSGIApp
 from django.core.wsgi import get_wsgi_application
-from starlette.types import ASGIApp
 
 from shared.envfile import load_env_file
 
@@ -45,9 +42,9 @@ from news_site.router import PathRouter  # noqa: E402
 from shared.concurrency import BUSY_MESSAGE, ConcurrencyLimit, Refusal  # noqa: E402
 from shared.observability import ObservedASGI  # noqa: E402
 from shared.request_body import WholeBody  # noqa: E402
+from shared.wsgi_threads import WsgiOnThreads  # noqa: E402
 
-# The stubs type a WSGI handler's answer as HttpResponseBase, an iterable of bytes at run time.
-django_application = WSGIMiddleware(cast(WSGIApp, django_wsgi), workers=settings.NEWS_WEB_THREADS)
+django_application = WsgiOnThreads(django_wsgi, threads=settings.NEWS_WEB_THREADS)
 
 # A busy /api/v1 answers in its own envelope; the other surfaces in plain text, as their
 # database-outage 503 does.
@@ -64,8 +61,7 @@ application = ObservedASGI(
                 mcp=mcp_application(),
                 mcp_path=MCP_PATH,
                 other=PublicResponseCache(
-                    # a2wsgi types its scopes and messages more narrowly than Starlette does.
-                    cast(ASGIApp, django_application),
+                    django_application,
                     seconds=settings.NEWS_RESPONSE_CACHE_SECONDS,
                     max_bytes=settings.NEWS_RESPONSE_CACHE_MAX_BYTES,
                 ),
