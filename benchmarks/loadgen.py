@@ -19,6 +19,9 @@ class LoadResult:
     # Answers a `check` script (wrk's Lua) looked at, and those it found wrong.
     checked: int = 0
     wrong: int = 0
+    # The share of the machine's CPU time the hypervisor gave to other guests while the load
+    # ran (/proc/stat's steal): on a shared machine a run's tail can be that, not the code.
+    stolen: float = 0.0
 
 
 def ensure_wrk() -> str:
@@ -78,6 +81,7 @@ def wrk(
             script.write(check)
             script.flush()
             header_args += ["-s", script.name]
+        before = _cpu_times()
         for _ in range(runs):
             output = subprocess.run(
                 [
@@ -94,13 +98,32 @@ def wrk(
                 text=True,
             ).stdout
             results.append(_parse(output))
+        stolen = _stolen_share(before, _cpu_times())
     return LoadResult(
         requests_per_second=statistics.median(r.requests_per_second for r in results),
         p99_ms=statistics.median(r.p99_ms for r in results),
         non_2xx=sum(r.non_2xx for r in results),
         checked=sum(r.checked for r in results),
         wrong=sum(r.wrong for r in results),
+        stolen=stolen,
     )
+
+
+def _cpu_times() -> list[int]:
+    """The machine's CPU time so far by kind (user, nice, system, idle, iowait, irq, softirq,
+    steal), in clock ticks; empty where /proc/stat is not there."""
+    try:
+        with open("/proc/stat") as stat:
+            return [int(field) for field in stat.readline().split()[1:9]]
+    except OSError:
+        return []
+
+
+def _stolen_share(before: list[int], after: list[int]) -> float:
+    if len(before) < 8 or len(after) < 8:
+        return 0.0
+    spent = [a - b for a, b in zip(after, before, strict=True)]
+    return spent[7] / sum(spent) if sum(spent) else 0.0
 
 
 def _parse(output: str) -> LoadResult:
