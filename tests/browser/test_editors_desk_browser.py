@@ -141,11 +141,22 @@ def test_a_failing_source_is_on_the_health_page_and_the_editors_get_one_mail(
     editor.click("input[name=_save]")
     editor.wait_for_selector(".messagelist .success")
     feed_path = feed_url.split(str(local_server.port), 1)[1]
-    wait_for(lambda: local_server.requests_to(feed_path), seconds=120, what="the first fetch")
+    listed = f"{desk.news}/admin/news/feed/?q={feed_path.strip('/')}"
+
+    # Discovery read the feed while the form was saved; the source's own first fetch is the
+    # worker's, after it. Breaking the server before that one made the source fail (and pause)
+    # before the editor asked for anything, and the editor's "Fetch now" paused it a second
+    # time: two pauses, two mails. The editor sees the first fetch in the list.
+    def fetched() -> bool:
+        editor.goto(listed)
+        cell = editor.locator("#result_list td.field-last_fetched_at").first
+        return cell.inner_text().strip() not in ("", "-")
+
+    wait_for(fetched, seconds=120, what="the source's first fetch")
 
     # The source's server breaks; the editor asks for a fetch now, and it fails.
     local_server.respond(feed_path, status=503, body=b"underhall")
-    editor.goto(f"{desk.news}/admin/news/feed/?q={feed_path.strip('/')}")
+    editor.goto(listed)
     editor.check("#result_list tbody input[name=_selected_action]")
     editor.select_option("select[name=action]", "fetch_now")
     editor.click("button[name=index]")
