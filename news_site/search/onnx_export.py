@@ -14,13 +14,17 @@ inputs are the tokenizer's (input_ids, attention_mask, token_type_ids), batch an
 length left free; its output is the last hidden state. Pooling and normalisation stay with the
 caller, as the model's sentence-transformers pipeline says.
 
-The file written holds the encoder's linear layers in int8 (`DynamicQuantizeMatMul`: weights
-int8 per output channel, quantised here once; activations quantised to uint8 as they arrive,
-one scale per run of the graph, which is why embeddings.py runs one text per run). It costs a
-third of fp32's CPU time and moves vectors by at most 0.017 in cosine, with search recall
-unchanged (docs/decisions.md, "The embedding model in int8"); the fp32 graph
-(`model_graph(..., int8=False)`) is the one the tests hold to sentence-transformers' own
-vectors. The embedding tables and layer norms stay fp32.
+The file written holds the encoder's linear layers in 8 bits (`DynamicQuantizeMatMul`: weights
+quantised here once, per output channel, and stored as uint8 with a zero point of 128;
+activations quantised to uint8 as they arrive, one scale per run of the graph, which is why
+embeddings.py runs one text per run). Unsigned weights keep ONNX Runtime's integer products
+exact on every x86 CPU: with int8 weights, a CPU with AVX2 but not VNNI sums them in pairs
+that saturate at 16 bits (_Graph.linear_int8). On the CPU with VNNI where it was chosen, it
+cost a third of fp32's CPU time and moved vectors by at most 0.017 in cosine, with search
+recall unchanged (docs/decisions.md, "The embedding model in int8"); on one with AVX2 alone it
+costs three quarters of fp32's time. The fp32 graph (`model_graph(..., int8=False)`) is the
+one the tests hold to sentence-transformers' own vectors. The embedding tables and layer norms
+stay fp32.
 """
 
 import json
@@ -38,7 +42,7 @@ OUTPUT = "last_hidden_state"
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 # Bumped when the graph this module builds changes: the cached file is named after it
 # (embeddings._model_fingerprint), so a changed builder writes the file anew.
-BUILDER_VERSION = "bert-onnx-4-int8"
+BUILDER_VERSION = "bert-onnx-5-u8u8"
 
 
 class UnsupportedArchitecture(ValueError):
@@ -83,20 +87,27 @@ class _Graph:
         return self.op("Add", product, self.weight(f"{prefix}.bias"))
 
     def linear_int8(self, x: str, prefix: str) -> str:
-        """The same product on int8 weights, one symmetric scale per output channel (a
+        """The same product on 8-bit weights, one symmetric scale per output channel (a
         channel's range alone sets its step; one scale for the whole matrix had moved vectors
         by up to 0.11 in cosine). ONNX Runtime quantises `x` per run and multiplies in
         integers."""
         weight = self.weights[f"{prefix}.weight"]
         scale = np.abs(weight).max(axis=1) / 127
         scale = np.where(scale > 0, scale, 1).astype(np.float32)
-        codes = np.clip(np.rint(weight / scale[:, None]), -127, 127).astype(np.int8)
+        codes = np.clip(np.rint(weight / scale[:, None]), -127, 127)
+        # The codes in [-127, 127] shifted by 128 into uint8, the zero point 128 taking the
+        # shift back: the same values, but ONNX Runtime then multiplies uint8 by uint8 in
+        # exact 32-bit sums. With int8 weights, AVX2 without VNNI (VPMADDUBSW) saturates a
+        # pair of products at 32767, which had put 0.029 in cosine between a reference text
+        # and its fp32 vector (0.020 exact). Weights cut to 7 bits avoid the saturation too,
+        # but lost more to the coarser step (0.035); this costs about a sixth more time.
+        codes = (codes + 128).astype(np.uint8)
         return self.op(
             "DynamicQuantizeMatMul",
             x,
-            self.tensor(codes.T, f"{prefix}.weight_int8"),
+            self.tensor(codes.T, f"{prefix}.weight_uint8"),
             self.tensor(scale, f"{prefix}.weight_scale"),
-            self.tensor(np.zeros(len(scale), dtype=np.int8), f"{prefix}.weight_zero_point"),
+            self.tensor(np.full(len(scale), 128, dtype=np.uint8), f"{prefix}.weight_zero_point"),
             self.weight(f"{prefix}.bias"),
             domain="com.microsoft",
         )

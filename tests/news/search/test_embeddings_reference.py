@@ -25,8 +25,11 @@ TEXTS = REFERENCE["texts"][:4]
 REFERENCE_VECTORS = np.array(REFERENCE["vectors"], dtype=np.float32)
 # The tolerance the fp32 ONNX form was held to against sentence-transformers run live.
 TOLERANCE = 2e-5
-# The largest cosine distance the int8 form may put between a vector and the fp32 one.
-INT8_DISTANCE = 0.02
+# The largest cosine distance the 8-bit form may put between a vector and the fp32 one. Its
+# integer products are exact on every CPU (onnx_export, linear_int8): 0.0199 at most on these
+# texts. Products that saturate (int8 weights on AVX2 without VNNI) gave 0.029, and 7-bit
+# weights 0.035: this bound fails both.
+INT8_DISTANCE = 0.025
 
 
 def test_the_fp32_graph_gives_sentence_transformers_vectors(semantic, tmp_path):
@@ -60,7 +63,7 @@ def test_the_int8_model_stays_near_the_reference(semantic):
     assert ours.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(ours, axis=1), 1, atol=1e-5)
     # Measured over 1,700 benchmark texts: at most 0.017, 0.006 on average
-    # (docs/decisions.md, "The embedding model in int8").
+    # (docs/decisions.md, "The embedding model in int8"); 0.0199 on these.
     distances = 1 - (ours * REFERENCE_VECTORS).sum(axis=1)
     assert distances.max() < INT8_DISTANCE
 
