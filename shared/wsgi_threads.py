@@ -60,11 +60,11 @@ class WsgiOnThreads:
         started: list[tuple[str, list[tuple[str, str]]]] = []
         written: list[bytes] = []
 
+        # Nothing is sent before the call returns, so a second call (an application replacing
+        # its answer after an error, with exc_info) simply replaces the first.
         def start_response(
             status: str, headers: list[tuple[str, str]], exc_info: Any = None
         ) -> Any:
-            if exc_info is not None and started:
-                raise exc_info[1].with_traceback(exc_info[2])
             started[:] = [(status, headers)]
             return written.append
 
