@@ -10,3 +10,8 @@ load_env_file()
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "compliance_site.settings")
 
 application = get_wsgi_application()
+
+from shared.heap import heap_freeze  # noqa: E402
+
+# What the application loaded stays for the life of the process.
+heap_freeze()

@@ -40,6 +40,7 @@ from news_site.mcp.asgi import MCP_PATH, mcp_application  # noqa: E402
 from news_site.responsecache import PublicResponseCache  # noqa: E402
 from news_site.router import PathRouter  # noqa: E402
 from shared.concurrency import BUSY_MESSAGE, ConcurrencyLimit, Refusal  # noqa: E402
+from shared.heap import heap_freeze  # noqa: E402
 from shared.observability import ObservedASGI  # noqa: E402
 from shared.request_body import WholeBody  # noqa: E402
 from shared.wsgi_threads import WsgiOnThreads  # noqa: E402
@@ -73,3 +74,6 @@ application = ObservedASGI(
         deadline_seconds=settings.NEWS_REQUEST_BODY_SECONDS,
     )
 )
+
+# Last: everything above stays for the life of the process.
+heap_freeze()

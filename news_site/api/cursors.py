@@ -15,7 +15,9 @@ signed under SECRET_KEY_FALLBACKS, so a key rotation does not end a saved scroll
 bound to the list they were issued for: a cursor sent to another list is refused.
 """
 
+import functools
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -59,13 +61,23 @@ def order_keys(queryset: QuerySet[Any]) -> list[OrderKey]:
     return keys
 
 
+@functools.cache
+def named_order_keys(order_by: tuple[str, ...]) -> tuple[OrderKey, ...]:
+    """The keys of a list of plain rows (news_site.news.entry_rows) ordered by these fields,
+    each read from the row under its field's name. A cursor of such a list is the same as one
+    of a query set ordered by the same fields (list_identity reads only the expressions)."""
+    return tuple(
+        OrderKey(name.lstrip("-"), F(name.lstrip("-")), name.startswith("-")) for name in order_by
+    )
+
+
 def _nulls(term: OrderBy) -> str | None:
     if term.nulls_first:
         return "first"
     return "last" if term.nulls_last else None
 
 
-def list_identity(list_name: str, keys: list[OrderKey]) -> str:
+def list_identity(list_name: str, keys: Sequence[OrderKey]) -> str:
     """What a cursor is bound to: the list and its order (a `sort` parameter changes it)."""
     order = "|".join(f"{'-' if key.descending else ''}{key.expression!r}" for key in keys)
     return hashlib.sha256(f"{list_name}|{order}".encode()).hexdigest()[:16]
@@ -101,7 +113,7 @@ def _null(key: OrderKey) -> Q:
     return Q(**{f"{key.alias}__isnull": True})
 
 
-def row_values(row: Any, keys: list[OrderKey]) -> list[Any]:
+def row_values(row: Any, keys: Sequence[OrderKey]) -> list[Any]:
     """The key values of `row`: a model, or a plain row of a values() query set."""
     if isinstance(row, dict):
         return [row[key.alias] for key in keys]
@@ -115,7 +127,7 @@ def cursor_encode(identity: str, values: list[Any]) -> str:
     )
 
 
-def cursor_decode(token: str, identity: str, keys: list[OrderKey]) -> list[Any]:
+def cursor_decode(token: str, identity: str, keys: Sequence[OrderKey]) -> list[Any]:
     if len(token) > MAX_CURSOR_LENGTH:
         raise InvalidCursor("cursor: too long to be one of ours")
     try:

@@ -1,7 +1,7 @@
 """The /api/v1 envelopes: `{data, meta}` for one item, `{data, pagination, meta}` for a page."""
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from django.db.models import QuerySet
 from rest_framework.pagination import BasePagination
@@ -19,6 +19,18 @@ def meta(**extra: Any) -> dict[str, Any]:
 def item_response(data: Any, *, status: int = 200, **extra_meta: Any) -> Response:
     """One item (or a top list without pages) in the `{data, meta}` envelope."""
     return Response({"data": data, "meta": meta(**extra_meta)}, status=status)
+
+
+@runtime_checkable
+class KeysetRows(Protocol):
+    """A list read as plain rows by its own statement (news_site.news.entry_rows.EntryListing)
+    rather than through a query set: ordered by the fields `order_by`, each of which its rows
+    hold under the field's name."""
+
+    @property
+    def order_by(self) -> tuple[str, ...]: ...
+
+    def rows(self, *, after: list[Any] | None, offset: int, limit: int) -> Sequence[Any]: ...
 
 
 class PageNumberEnvelope(BasePagination):
@@ -46,25 +58,32 @@ class PageNumberEnvelope(BasePagination):
         self.next_cursor: str | None = None
 
     def paginate_queryset(
-        self, queryset: QuerySet[Any] | Sequence[Any], request: Request, view: Any = None
+        self,
+        queryset: QuerySet[Any] | KeysetRows | Sequence[Any],
+        request: Request,
+        view: Any = None,
     ) -> list[Any]:
-        if not isinstance(queryset, QuerySet):
+        if isinstance(queryset, QuerySet):
+            keys: Sequence[cursors.OrderKey] = cursors.order_keys(queryset)
+        elif isinstance(queryset, KeysetRows):
+            keys = cursors.named_order_keys(queryset.order_by)
+        else:
             start = (self.page - 1) * self.per_page
             rows = list(queryset[start : start + self.per_page + 1])
             self.has_more = len(rows) > self.per_page
             return rows[: self.per_page]
-        keys = cursors.order_keys(queryset)
         identity = cursors.list_identity(self.list_name, keys)
-        queryset = cursors.with_keys(queryset, keys)
+        position = None
         if self.cursor:
             try:
                 position = cursors.cursor_decode(self.cursor, identity, keys)
             except cursors.InvalidCursor as exc:
                 raise InvalidParameter(str(exc)) from exc
-            rows = list(cursors.after(queryset, keys, position)[: self.per_page + 1])
+        start = (self.page - 1) * self.per_page
+        if isinstance(queryset, QuerySet):
+            rows = _queryset_rows(queryset, keys, position, start, self.per_page + 1)
         else:
-            start = (self.page - 1) * self.per_page
-            rows = list(queryset[start : start + self.per_page + 1])
+            rows = queryset.rows(after=position, offset=start, limit=self.per_page + 1)
         self.has_more = len(rows) > self.per_page
         rows = rows[: self.per_page]
         if self.has_more:
@@ -87,3 +106,16 @@ class PageNumberEnvelope(BasePagination):
                 "meta": meta(**({"lang": self.lang} if self.lang else {})),
             }
         )
+
+
+def _queryset_rows(
+    queryset: QuerySet[Any],
+    keys: Sequence[cursors.OrderKey],
+    position: list[Any] | None,
+    start: int,
+    limit: int,
+) -> list[Any]:
+    queryset = cursors.with_keys(queryset, keys)
+    if position is not None:
+        return list(cursors.after(queryset, keys, position)[:limit])
+    return list(queryset[start : start + limit])

@@ -23,12 +23,13 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from news_site.api.envelopes import PageNumberEnvelope
+from news_site.api.envelopes import KeysetRows, PageNumberEnvelope
 from news_site.news.generation import content_generation
 from shared import cache as shared_cache
 from shared.conditional import body_etag, first_answered
 
-ItemsQuery = Callable[[], QuerySet]
+# A list's query set, or its rows read by a statement of their own.
+ItemsQuery = Callable[[], QuerySet | KeysetRows]
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from rest_framework import serializers
 from news_site.accounts.services import EMAIL_MAX_LENGTH, email_normalize
 from news_site.api.cursors import MAX_CURSOR_LENGTH
 from news_site.news.cleaning import URL_MAX_LENGTH, clean_url
+from news_site.news.entry_rows import EntryRow, TagRef, entry_tag_refs
 from news_site.news.models import Entry, Story
-from news_site.news.selectors import EntryRow, TagRef, entry_tag_refs
 from news_site.podcasts.identifiers import EPISODE_ID_PATTERN
 
 LANGUAGES = ["sv", "en"]
@@ -230,7 +230,7 @@ def _model_representation(entry: Entry, lang: str) -> dict[str, Any]:
 
 
 def _entry_row(entry: Entry) -> EntryRow:
-    """A model's values as the row a list reads (news.selectors.entry_rows)."""
+    """A model's values as the row a list reads (news.entry_rows.EntryListing)."""
     return {
         "id": entry.pk,
         "url": entry.url,
@@ -241,6 +241,7 @@ def _entry_row(entry: Entry) -> EntryRow:
         "summary_translated": entry.summary_translated,
         # Older records have no publication time; when we first listed them stands in.
         "published": entry.published_at or entry.listed_at,
+        "listed_at": entry.listed_at,
         "platform_relevant": entry.platform_relevant,
         "view_count": entry.view_count,
         "source_count": entry.source_count,
@@ -251,7 +252,7 @@ def _entry_row(entry: Entry) -> EntryRow:
 
 class EntryListSerializer(serializers.ListSerializer):
     """Entries as models (a detail, a search, a story's entries) or, for the pages of the
-    lists, as the rows of news.selectors.entry_rows, whose tags are read here in one query
+    lists, as the rows of news.entry_rows.EntryListing, whose tags are read here in one query
     (as prefetch_related would have when the page was read)."""
 
     def to_representation(self, data: Any) -> list[dict[str, Any]]:

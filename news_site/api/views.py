@@ -3,11 +3,9 @@ what they share is news_site.api.base, the pages they keep news_site.api.pages."
 
 import functools
 import hashlib
-from collections.abc import Callable
 from typing import Any, cast
 
 from django.conf import settings
-from django.db.models import QuerySet
 from django.http import HttpResponse, QueryDict
 from django.utils.cache import patch_cache_control
 from django.utils.functional import SimpleLazyObject
@@ -24,12 +22,11 @@ from news_site.api.base import AccountView, ApiView
 from news_site.api.envelopes import item_response
 from news_site.api.errors import InvalidParameter, NotFound, first_error
 from news_site.api.filters import StoryFilter
-from news_site.api.pages import ItemsQuery
 from news_site.api.services import entry_view_register
 from news_site.news import selectors
 from news_site.news.counts import feed_entry_counts_kept
-from news_site.news.models import Entry
-from news_site.news.selectors import entry_get, entry_list, entry_popular
+from news_site.news.entry_rows import EntryListing
+from news_site.news.selectors import entry_get
 from news_site.podcasts import selectors as podcast_selectors
 from news_site.podcasts.links import episode_moved
 from news_site.search.selectors import entries_search
@@ -80,20 +77,13 @@ def _validated(
 # Entries ---------------------------------------------------------------------------------
 
 
-def _rows(entries: Callable[[], QuerySet[Entry]]) -> ItemsQuery:
-    """A list of entries read as plain rows (news.selectors.entry_rows), which
-    EntrySerializer's list shapes without a model per entry, source and tag."""
-    return lambda: selectors.entry_rows(entries())
-
-
 class EntryListView(ApiView):
     @openapi.ENTRY_LIST_GET
     def get(self, request: Request) -> HttpResponse:
         params = _params(shapes.EntryListParams, request)
-        entries = entry_popular if params["sort"] == "popular" else entry_list
         return self.page(
             request,
-            _rows(entries),
+            functools.partial(EntryListing, order=params["sort"]),
             shapes.EntrySerializer,
             params,
             shared_as=f"entries:{params['sort']}",
@@ -106,7 +96,7 @@ class EntryPopularView(ApiView):
         params = _params(shapes.ListParams, request)
         return self.page(
             request,
-            _rows(entry_popular),
+            functools.partial(EntryListing, order="popular"),
             shapes.EntrySerializer,
             params,
             shared_as="entries:popular",
@@ -120,12 +110,17 @@ class EntryFollowsView(AccountView):
         # The caller's own part is which sources it follows; the page of those sources'
         # entries is the same for anyone following exactly them, so it is shared like the
         # other lists, under a name made of the sources.
-        feed_ids = sorted(_followed(request))
+        feed_ids = tuple(sorted(_followed(request)))
         if not feed_ids:
-            return self.page(request, _rows(selectors.entry_none), shapes.EntrySerializer, params)
+            return self.page(
+                request,
+                functools.partial(EntryListing, feed_ids=()),
+                shapes.EntrySerializer,
+                params,
+            )
         return self.page(
             request,
-            _rows(functools.partial(selectors.entry_followed_list, feed_ids=feed_ids)),
+            functools.partial(EntryListing, feed_ids=feed_ids),
             shapes.EntrySerializer,
             params,
             shared_as=f"follows:{_follow_set_name(feed_ids)}",
@@ -231,7 +226,7 @@ class FeedEntriesView(ApiView):
         feed = _feed(feed_id)
         return self.page(
             request,
-            _rows(functools.partial(entry_list, feed=feed)),
+            functools.partial(EntryListing, feed_ids=(feed.pk,)),
             shapes.EntrySerializer,
             params,
             shared_as=f"feed:{feed.pk}",
@@ -282,7 +277,7 @@ class TagEntriesView(ApiView):
         tag = _tag(slug)
         return self.page(
             request,
-            _rows(functools.partial(entry_list, tag=tag)),
+            functools.partial(EntryListing, tag_id=tag.pk),
             shapes.EntrySerializer,
             params,
             shared_as=f"tag:{tag.pk}",

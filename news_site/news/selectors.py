@@ -1,13 +1,9 @@
 """Reads of the news service. Every list is bounded and fetches its relations up front."""
 
-import functools
-from collections.abc import Iterable
 from datetime import datetime
-from typing import TypedDict
 
-from django.db import connection
 from django.db.models import Case, Count, F, Prefetch, Q, QuerySet, Value, When
-from django.db.models.functions import Coalesce, Lower
+from django.db.models.functions import Lower
 
 from news_site.news.models import (
     Entry,
@@ -17,7 +13,6 @@ from news_site.news.models import (
     SummaryState,
     Tag,
 )
-from shared.sql import column, table
 
 MAX_SUMMARY_ATTEMPTS = 3
 _RELEVANT = Q(entries__platform_relevant=True)
@@ -84,81 +79,6 @@ def _with_relations(entries: QuerySet[Entry]) -> QuerySet[Entry]:
     )
 
 
-class EntryRow(TypedDict):
-    """An entry as the /api/v1 lists show it, read as a plain row (entry_rows)."""
-
-    id: int
-    url: str
-    image_url: str
-    language: str
-    title: str
-    summary_original: str
-    summary_translated: str
-    # When it was published or, for older records without that time, when we first listed it.
-    published: datetime
-    platform_relevant: bool
-    view_count: int
-    source_count: int
-    feed_id: int
-    feed_title: str
-
-
-class TagRef(TypedDict):
-    id: int
-    name: str
-
-
-def entry_rows(entries: QuerySet[Entry]) -> QuerySet[Entry, EntryRow]:
-    """`entries` (one of the lists above, its order kept) as EntryRow rows, without their
-    tags (entry_tag_refs). A page of 50 models with their tags prefetched cost more CPU than
-    everything else in the request together: a model per entry, per source and per tag, and a
-    related manager and query set per entry for its prefetched tags."""
-    return entries.prefetch_related(None).values(
-        "id",
-        "url",
-        "image_url",
-        "language",
-        "title",
-        "summary_original",
-        "summary_translated",
-        "platform_relevant",
-        "view_count",
-        "source_count",
-        "feed_id",
-        published=Coalesce("published_at", "listed_at"),
-        feed_title=F("feed__title"),
-    )
-
-
-def entry_tag_refs(*, entry_ids: list[int]) -> dict[int, list[TagRef]]:
-    """The tags of each of these entries (an entry without tags is missing), in one query and
-    in the order every surface shows them (_with_relations: the lower-cased name, then id)."""
-    if not entry_ids:
-        return {}
-    tags: dict[int, list[TagRef]] = {}
-    with connection.cursor() as cursor:
-        cursor.execute(_tag_refs_sql(len(entry_ids)), entry_ids)
-        for entry_id, tag_id, name in cursor.fetchall():
-            tags.setdefault(entry_id, []).append({"id": tag_id, "name": name})
-    return tags
-
-
-@functools.cache
-def _tag_refs_sql(count: int) -> str:
-    """entry_tag_refs's statement for `count` entries. Written as SQL: every page of a list
-    runs it, and the ORM's building of it cost more CPU than the rest of the page's rows
-    (docs/api-performance.md)."""
-    links = Entry.tags.through
-    entry, tag = column(links, "entry"), column(links, "tag")
-    tag_id, tag_name = column(Tag, "pk"), column(Tag, "name")
-    placeholders = ", ".join(["%s"] * count)
-    return (
-        f"SELECT l.{entry}, t.{tag_id}, t.{tag_name} "  # noqa: S608
-        f"FROM {table(links)} l JOIN {table(Tag)} t ON t.{tag_id} = l.{tag} "
-        f"WHERE l.{entry} IN ({placeholders}) ORDER BY LOWER(t.{tag_name}), t.{tag_id}"
-    )
-
-
 def _public() -> QuerySet[Entry]:
     """The one visibility rule for entries on every surface (/api/v1, legacy JSON, markdown,
     RSS, MCP): vendor-relevant articles only; the rest is stored but never served."""
@@ -214,16 +134,6 @@ def tag_list_with_entries() -> QuerySet[Tag]:
         .filter(entries_count__gt=0)
         .order_by(Lower("name"), "id")
     )
-
-
-def entry_followed_list(*, feed_ids: Iterable[int]) -> QuerySet[Entry]:
-    """Relevant entries of these sources (the ones an account follows), newest first."""
-    return entry_list().filter(feed_id__in=feed_ids)
-
-
-def entry_none() -> QuerySet[Entry]:
-    """The empty list of entries (of no source), without a query."""
-    return _with_relations(Entry.objects.none())
 
 
 def tag_get(*, tag_id: int) -> Tag | None:
