@@ -83,12 +83,12 @@ def list_identity(list_name: str, keys: Sequence[OrderKey]) -> str:
     return hashlib.sha256(f"{list_name}|{order}".encode()).hexdigest()[:16]
 
 
-def with_keys(queryset: QuerySet[Any], keys: list[OrderKey]) -> QuerySet[Any]:
+def with_keys(queryset: QuerySet[Any], keys: Sequence[OrderKey]) -> QuerySet[Any]:
     """`queryset` with its order keys selected, so the last row tells the next position."""
     return queryset.annotate(**{key.alias: key.expression for key in keys})
 
 
-def after(queryset: QuerySet[Any], keys: list[OrderKey], values: list[Any]) -> QuerySet[Any]:
+def after(queryset: QuerySet[Any], keys: Sequence[OrderKey], values: list[Any]) -> QuerySet[Any]:
     """The rows of `queryset` (made by with_keys) strictly after `values` in its order."""
     condition = Q()
     for index, key in enumerate(keys):

@@ -83,7 +83,7 @@ class PageNumberEnvelope(BasePagination):
         if isinstance(queryset, QuerySet):
             rows = _queryset_rows(queryset, keys, position, start, self.per_page + 1)
         else:
-            rows = queryset.rows(after=position, offset=start, limit=self.per_page + 1)
+            rows = list(queryset.rows(after=position, offset=start, limit=self.per_page + 1))
         self.has_more = len(rows) > self.per_page
         rows = rows[: self.per_page]
         if self.has_more:

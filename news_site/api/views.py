@@ -3,6 +3,7 @@ what they share is news_site.api.base, the pages they keep news_site.api.pages."
 
 import functools
 import hashlib
+from collections.abc import Iterable
 from typing import Any, cast
 
 from django.conf import settings
@@ -174,7 +175,7 @@ def _followed(request: Request) -> set[int]:
     return caller_followed_feed_ids(caller=cast(Caller, request.auth))
 
 
-def _follow_set_name(feed_ids: set[int] | list[int]) -> str:
+def _follow_set_name(feed_ids: Iterable[int]) -> str:
     """A name for a set of followed sources, the same for every caller following exactly them."""
     return hashlib.blake2b(repr(sorted(feed_ids)).encode(), digest_size=16).hexdigest()
 
