@@ -22,7 +22,7 @@ from typing import Any, Literal, TypedDict
 from django.db import connection
 
 from news_site.news.models import Entry, Feed, Tag
-from shared.sql import column, table
+from shared.sql import column, dates_loaded_natively, table
 
 EntryOrder = Literal["latest", "popular"]
 
@@ -88,6 +88,7 @@ class EntryListing:
             params.extend(_parameter(value) for value in after)
         params.extend((limit, offset))
         with connection.cursor() as cursor:
+            dates_loaded_natively(cursor)
             cursor.execute(statement, params)
             names = [description[0] for description in cursor.description]
             return [_entry_row(dict(zip(names, values, strict=True))) for values in cursor]
