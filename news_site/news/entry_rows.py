@@ -17,7 +17,7 @@ values are always parameters.
 import functools
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, cast
 
 from django.db import connection
 
@@ -105,7 +105,7 @@ def _entry_row(row: dict[str, Any]) -> EntryRow:
     row["listed_at"] = listed = _aware(row["listed_at"])
     published = row.pop("published_at")
     row["published"] = _aware(published) if published is not None else listed
-    return row  # type: ignore[return-value]
+    return cast(EntryRow, row)
 
 
 def _aware(moment: datetime) -> datetime:
