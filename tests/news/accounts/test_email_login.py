@@ -92,7 +92,7 @@ def test_five_wrong_codes_kill_the_code(http):
     assert not LoginCode.objects.exists()
 
 
-def test_codes_per_address_are_limited(http, settings):
+def test_codes_per_address_are_limited(http, settings, one_window):
     settings.NEWS_LOGIN_CODE_RATE_LIMIT = "2/h"
     _request_code(http)
     _request_code(http)

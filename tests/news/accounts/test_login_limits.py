@@ -35,7 +35,7 @@ def _verify(http, email: str, code: str):
     return http.post("/api/v1/auth/login", json={"provider": "email", "email": email, "code": code})
 
 
-def test_spellings_of_one_address_share_its_code_budget_and_account(http, settings):
+def test_spellings_of_one_address_share_its_code_budget_and_account(http, settings, one_window):
     settings.NEWS_LOGIN_CODE_RATE_LIMIT = "2/h"
     # Fullwidth letters in the domain are valid (IDNA) and name the same mailbox.
     spellings = ["anna@example.se", "ANNA@EXAMPLE.SE", "anna@\uff45\uff58ample.se"]

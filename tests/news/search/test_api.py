@@ -103,7 +103,7 @@ def test_missing_or_empty_q_and_bad_limits_are_400(http, params, keyword_only):
     assert response.json()["error"]["type"] == "invalid_parameter"
 
 
-def test_thirty_searches_per_ten_minutes_per_address_then_429(http, keyword_only):
+def test_thirty_searches_per_ten_minutes_per_address_then_429(http, keyword_only, one_window):
     for n in range(30):
         response = http.get("/api/v1/entries/search", params={"q": f"iphone {n}"})
         assert response.status_code == 200, n

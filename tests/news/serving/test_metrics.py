@@ -92,7 +92,7 @@ def test_feeds_are_reported_by_the_outcome_of_their_last_fetch(http, make_feed):
     assert sample(text, "news_feeds", state="never") == 0
 
 
-def test_refused_searches_are_counted(http, settings):
+def test_refused_searches_are_counted(http, settings, one_window):
     settings.NEWS_EMBEDDING_MODEL = "off"
     settings.NEWS_SEARCH_RATE_LIMIT = "2/10m"
     before = sample(scrape(http), "ratelimit_rejections_total", policy="search")
