@@ -63,12 +63,12 @@ class PageNumberEnvelope(BasePagination):
         request: Request,
         view: Any = None,
     ) -> list[Any]:
+        start = (self.page - 1) * self.per_page
         if isinstance(queryset, QuerySet):
             keys: Sequence[cursors.OrderKey] = cursors.order_keys(queryset)
         elif isinstance(queryset, KeysetRows):
             keys = cursors.named_order_keys(queryset.order_by)
         else:
-            start = (self.page - 1) * self.per_page
             rows = list(queryset[start : start + self.per_page + 1])
             self.has_more = len(rows) > self.per_page
             return rows[: self.per_page]
@@ -79,7 +79,6 @@ class PageNumberEnvelope(BasePagination):
                 position = cursors.cursor_decode(self.cursor, identity, keys)
             except cursors.InvalidCursor as exc:
                 raise InvalidParameter(str(exc)) from exc
-        start = (self.page - 1) * self.per_page
         if isinstance(queryset, QuerySet):
             rows = _queryset_rows(queryset, keys, position, start, self.per_page + 1)
         else:

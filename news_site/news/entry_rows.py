@@ -9,7 +9,7 @@ each shape's statement is written once per process.
 
 The lists are those of news_site.news.selectors (`entry_list`, `entry_popular`, `_public`):
 the same visibility (relevant entries only) and the same order, which ends on the id so that
-it is total. tests/news/test_entry_rows.py requires the same rows from both, page by page and
+it is total. tests/news/news/test_entry_rows.py requires the same rows from both, page by page and
 cursor by cursor, on generated entries. Names come from the models' metadata and are quoted;
 values are always parameters.
 """
@@ -26,8 +26,8 @@ from shared.sql import column, dates_loaded_natively, table
 
 EntryOrder = Literal["latest", "popular"]
 
-# Each list's order, as the ORM lists order (selectors.entry_list, selectors.entry_popular).
-# Every row holds these fields, so a page's last row gives a cursor's position.
+# Each list's order, here and in the ORM's lists (selectors.entry_list, entry_popular order by
+# these). Every row holds these fields, so a page's last row gives a cursor's position.
 ORDERS: dict[str, tuple[str, ...]] = {
     "latest": ("-listed_at", "-id"),
     "popular": ("-view_count", "-listed_at", "-id"),

@@ -5,6 +5,7 @@ from datetime import datetime
 from django.db.models import Case, Count, F, Prefetch, Q, QuerySet, Value, When
 from django.db.models.functions import Lower
 
+from news_site.news.entry_rows import ORDERS
 from news_site.news.models import (
     Entry,
     Feed,
@@ -92,12 +93,12 @@ def entry_list(*, feed: Feed | None = None, tag: Tag | None = None) -> QuerySet[
         entries = entries.filter(feed=feed)
     if tag is not None:
         entries = entries.filter(tags=tag)
-    return _with_relations(entries.order_by("-listed_at", "-id"))
+    return _with_relations(entries.order_by(*ORDERS["latest"]))
 
 
 def entry_popular() -> QuerySet[Entry]:
     """Most viewed first; among equals, newest first."""
-    return _with_relations(_public().order_by("-view_count", "-listed_at", "-id"))
+    return _with_relations(_public().order_by(*ORDERS["popular"]))
 
 
 def entry_get(*, entry_id: int) -> Entry | None:
