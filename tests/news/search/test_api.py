@@ -58,6 +58,27 @@ def test_keyword_search_ignores_lang_and_respects_limit(http, make_feed, make_en
     assert len(body["data"]) == 3
 
 
+def test_keyword_search_fills_the_page_with_entries_that_have_some_of_the_words(
+    http, make_feed, make_entry, keyword_only
+):
+    feed = make_feed()
+
+    def entry(title: str, summary: str):
+        return make_entry(feed, title=title, summary_original=summary, summary_translated=summary)
+
+    both = entry("AirPods mäter puls", "Hörlurarna mäter puls under löpning.")
+    pulse = entry("Klockan mäter puls", "Pulsmätning på handleden.")
+    airpods = entry("Nya AirPods i höst", "Hörlurar med bättre ljud.")
+    entry("Ny iPad presenterad", "En surfplatta med större skärm.")
+
+    body = http.get("/api/v1/entries/search", params={"q": "AirPods puls"}).json()
+
+    ids = [e["id"] for e in body["data"]]
+    # The entry with every word first; then those with one of them; never one with none.
+    assert ids[0] == both.pk
+    assert sorted(ids[1:]) == sorted([pulse.pk, airpods.pk])
+
+
 def test_semantic_search_finds_by_meaning_in_either_language(http, make_feed, make_entry, semantic):
     corpus = _corpus(make_feed, make_entry)
     assert entries_embed() == 2
