@@ -37,6 +37,8 @@ _PG_INDEX = "search_entry_fulltext_sv"
 # service).
 COMMON_WORD_ENTRIES = 1000
 _WORD = re.compile(r"\w{2,}")
+# A word the query excludes, as web search syntax writes it (and PostgreSQL reads it).
+_EXCLUDED_WORD = re.compile(r"(?:^|(?<=\s))-(\w{2,})")
 # Keyword search ranks the newest this many matches.
 KEYWORD_CANDIDATES = 200
 
@@ -75,17 +77,18 @@ def entries_keyword_search(*, query: str, limit: int) -> list[Entry]:
                 relaxed, limit - len(found), _PG_ANY_WORD, excluded=[entry.pk for entry in found]
             )
         return found
-    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(query)))
+    unwanted = {word.lower() for word in _EXCLUDED_WORD.findall(query)}
+    wanted = _EXCLUDED_WORD.sub(" ", query)
+    words = list(dict.fromkeys(word.lower() for word in _WORD.findall(wanted)))
     if not words:
         return []
     any_word = Q()
     for word in words:
-        any_word |= (
-            Q(title__icontains=word)
-            | Q(summary_translated__icontains=word)
-            | Q(summary_original__icontains=word)
-        )
-    candidates = list(entry_list().filter(any_word)[:KEYWORD_CANDIDATES])
+        any_word |= _holds(word)
+    entries = entry_list().filter(any_word)
+    for word in unwanted:
+        entries = entries.exclude(_holds(word))
+    candidates = list(entries[:KEYWORD_CANDIDATES])
 
     def score(entry: Entry) -> int:
         title = entry.title.lower()
@@ -94,6 +97,14 @@ def entries_keyword_search(*, query: str, limit: int) -> list[Entry]:
 
     # Stable sort: among equal scores the newest stays first.
     return sorted(candidates, key=score, reverse=True)[:limit]
+
+
+def _holds(word: str) -> Q:
+    return (
+        Q(title__icontains=word)
+        | Q(summary_translated__icontains=word)
+        | Q(summary_original__icontains=word)
+    )
 
 
 def _any_words_query(query: str) -> str | None:

@@ -79,6 +79,18 @@ def test_keyword_search_fills_the_page_with_entries_that_have_some_of_the_words(
     assert sorted(ids[1:]) == sorted([pulse.pk, airpods.pk])
 
 
+def test_keyword_search_leaves_out_a_word_excluded_with_a_minus(
+    http, make_feed, make_entry, keyword_only
+):
+    feed = make_feed()
+    walk = make_entry(feed, title="AirPods på promenaden", summary_original="Hörlurar.")
+    make_entry(feed, title="AirPods för träning", summary_original="Hörlurar under träning.")
+
+    body = http.get("/api/v1/entries/search", params={"q": "AirPods -träning"}).json()
+
+    assert [e["id"] for e in body["data"]] == [walk.pk]
+
+
 def test_semantic_search_finds_by_meaning_in_either_language(http, make_feed, make_entry, semantic):
     corpus = _corpus(make_feed, make_entry)
     assert entries_embed() == 2
