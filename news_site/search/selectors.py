@@ -2,6 +2,7 @@
 keyword otherwise (PostgreSQL full-text search in Swedish, or a simple match on SQLite)."""
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 from django.conf import settings
@@ -100,6 +101,7 @@ def entries_keyword_search(*, query: str, limit: int) -> list[Entry]:
 
 
 def _holds(word: str) -> Q:
+    """Entries whose title or either summary holds `word` (SQLite's keyword match)."""
     return (
         Q(title__icontains=word)
         | Q(summary_translated__icontains=word)
@@ -154,7 +156,7 @@ def _common_lexemes() -> set[str]:
 
 
 def _postgresql_search(
-    query: str, limit: int, tsquery: str, *, excluded: list[int] | None = None
+    query: str, limit: int, tsquery: str, *, excluded: Sequence[int] = ()
 ) -> list[Entry]:
     # The SQL is constant; the query goes in as a parameter.
     matches = RawSQL(f"{PG_DOCUMENT} @@ {tsquery}", [query], output_field=BooleanField())  # noqa: S611
@@ -163,12 +165,11 @@ def _postgresql_search(
     # the recent ones, so the newest matches are ranked. Two queries, not a subquery: Django
     # renames the table inside a subquery, which the raw SQL (written for the GIN index's
     # expression) cannot follow.
+    matching = Entry.objects.filter(platform_relevant=True).filter(matches)
+    if excluded:
+        matching = matching.exclude(pk__in=excluded)
     newest = list(
-        Entry.objects.filter(platform_relevant=True)
-        .filter(matches)
-        .exclude(pk__in=excluded or [])
-        .order_by("-listed_at", "-id")
-        .values_list("id", flat=True)[:KEYWORD_CANDIDATES]
+        matching.order_by("-listed_at", "-id").values_list("id", flat=True)[:KEYWORD_CANDIDATES]
     )
     if not newest:
         return []
